@@ -1,0 +1,436 @@
+"""Benchmark: the tiled Pallas matmul against the naive kernel and jnp.matmul.
+
+Runs shape suites (or --shapes) for each impl and dtype, or, with
+--sweep_tiles, one shape over square tiles from 8 to 256 (the experiment of
+seed 001). Every case is checked against a reference before its time counts;
+a case that fails to compile, launch or match gets an error row and no time.
+The exit code is non-zero if any result is wrong, or if any case errors
+outside a tile sweep (where tiles that cannot run are the experiment's data).
+
+On a GPU, times are CUPTI kernel times (median after warm-up). On a CPU the
+kernels run in Pallas interpret mode and times are wall clock, labelled so.
+
+  python benchmarks/matmul_benchmark.py                      # tiny suite on CPU
+  python benchmarks/matmul_benchmark.py --suite=square --dtypes=bfloat16
+  python benchmarks/matmul_benchmark.py --sweep_tiles --shapes=2048x2048x2048
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime
+import functools
+import json
+import sys
+from typing import Any
+
+from absl import app
+from absl import flags
+from absl import logging
+import jax
+from jax import lax
+import jax.numpy as jnp
+import numpy as np
+
+import pallas_tiled
+from pallas_tiled import accuracy
+from pallas_tiled import config as config_lib
+from pallas_tiled import timing
+
+SUITES = {
+    "square": ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096",
+               "8192x8192x8192"],
+    "llm": ["4096x14336x4096", "4096x4096x14336", "8192x8192x8192",
+            "16x8192x8192"],
+    "ragged": ["4097x4097x4097", "1000x1000x1000", "3000x5000x700",
+               "2047x8191x1023"],
+    "tiny": ["64x64x64", "127x129x65", "1x256x128", "200x100x300"],
+}
+SWEEP_TILES = (8, 16, 32, 64, 128, 256)
+# Dense peak TFLOP/s by device and math: 16-bit tensor cores, TF32 tensor
+# cores (float32 at default precision), plain float32 FMA (HIGHEST). From the
+# vendors' datasheets; the H200 SXM has the H100 SXM's arithmetic.
+PEAK_TFLOPS = {
+    "H200": {"16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
+    "H100 PCIe": {"16bit": 756.0, "tf32": 378.0, "fp32": 51.2},
+    "H100": {"16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
+    "A100": {"16bit": 312.0, "tf32": 156.0, "fp32": 19.5},
+    "RTX 4090": {"16bit": 165.2, "tf32": 82.6, "fp32": 82.6},
+}
+# Above this many multiply-adds the reference is jnp.matmul at HIGHEST
+# precision in float32 on the device instead of a float64 NumPy product.
+MAX_FLOAT64_REFERENCE_MACS = 4096**3
+DEFAULT_CONFIGS = {
+    "tiled": config_lib.default_tiled_config,
+    "naive": config_lib.default_naive_config,
+}
+LOWERINGS = {"tiled": "triton", "naive": "triton", "xla": "xla"}
+
+_IMPLS = flags.DEFINE_list(
+    "impls", ["tiled", "naive", "xla"],
+    "Implementations: " + ", ".join(pallas_tiled.IMPLEMENTATIONS)
+    + " (xla is jnp.matmul).")
+_DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
+                            "Input dtypes: bfloat16, float16, float32.")
+_SHAPES = flags.DEFINE_list("shapes", [],
+                            "Shapes MxNxK; if set, --suite is ignored.")
+_SUITE = flags.DEFINE_enum(
+    "suite", None, list(SUITES),
+    "Shape suite; the default is 'square' on a GPU, 'tiny' on a CPU.")
+_SWEEP_TILES = flags.DEFINE_bool(
+    "sweep_tiles", False,
+    "Time the tiled kernel on one shape with square tiles "
+    f"{', '.join(map(str, SWEEP_TILES))} (block_k = tile) beside jnp.matmul.")
+_PRECISION = flags.DEFINE_enum(
+    "precision", "default", ["default", "highest"],
+    "Matmul precision (matters for float32: default may use TF32).")
+_INTERPRET = flags.DEFINE_enum(
+    "interpret", "auto", ["auto", "true", "false"],
+    "Pallas interpret mode; auto interprets exactly when there is no GPU.")
+_ITERS = flags.DEFINE_integer("iters", 20, "Timed runs per case (median).")
+_WARMUP = flags.DEFINE_integer("warmup", 3, "Untimed runs per case first.")
+_CHECK = flags.DEFINE_bool("check", True,
+                           "Check each result against a reference.")
+_JSON_OUT = flags.DEFINE_string("json_out", None, "Write rows as JSON here.")
+_CSV_OUT = flags.DEFINE_string("csv_out", None, "Write rows as CSV here.")
+_PLOT_OUT = flags.DEFINE_string(
+    "plot_out", None, "Draw TFLOP/s per case as a PNG here (needs the "
+    "'plot' extra: matplotlib).")
+
+
+@dataclasses.dataclass
+class Row:
+  """One benchmark case. A failed case has an error and no time."""
+
+  impl: str
+  backend: str
+  dtype: str
+  m: int
+  n: int
+  k: int
+  config: dict[str, int] | None
+  precision: str
+  status: str = "ok"
+  error: str = ""
+  time_us: float | None = None
+  tflops: float | None = None
+  pct_peak: float | None = None
+  speedup_vs_xla: float | None = None
+  rel_error: float | None = None
+  tolerance: float | None = None
+  reference: str = ""
+  samples: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+  iterations: int = 0
+  shared_memory_bytes: int | None = None
+  num_programs: int | None = None
+  platform: str = ""
+  interpret: bool = False
+  device: str = ""
+  jax_version: str = jax.__version__
+  timing: str = ""
+
+  @property
+  def shape(self) -> str:
+    return f"{self.m}x{self.n}x{self.k}"
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+  try:
+    m, n, k = (int(part) for part in text.lower().split("x"))
+  except ValueError:
+    raise app.UsageError(f"shape {text!r} is not MxNxK, e.g. 4096x4096x4096")
+  if min(m, n, k) < 1:
+    raise app.UsageError(f"shape {text!r} needs positive dimensions")
+  return m, n, k
+
+
+def peak_tflops(device: str, dtype, precision) -> float | None:
+  """The device's dense peak for this math, or None for an unknown device."""
+  if jnp.dtype(dtype).itemsize == 2:
+    math = "16bit"
+  else:
+    math = "fp32" if precision == lax.Precision.HIGHEST else "tf32"
+  for name, peaks in PEAK_TFLOPS.items():  # Most specific names first.
+    if name in device:
+      return peaks[math]
+  return None
+
+
+class Problem:
+  """One (shape, dtype): operands and a lazily computed, shared reference."""
+
+  def __init__(self, m, n, k, dtype, seed=0):
+    self.m, self.n, self.k, self.dtype = m, n, k, jnp.dtype(dtype)
+    key_a, key_b = jax.random.split(jax.random.key(seed))
+    self.a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
+    self.b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
+    self._reference = None
+    sample_rng = np.random.default_rng(seed)
+    self.sample_at = [(int(sample_rng.integers(m)), int(sample_rng.integers(n)))
+                      for _ in range(3)]
+
+  def reference(self):
+    """(reference array, what it is): float64 NumPy when affordable."""
+    if self._reference is None:
+      if self.m * self.n * self.k <= MAX_FLOAT64_REFERENCE_MACS:
+        ref = (accuracy.as_float64(self.a) @ accuracy.as_float64(self.b))
+        self._reference = (ref, "float64-numpy")
+      else:
+        ref = jnp.matmul(self.a.astype(jnp.float32),
+                         self.b.astype(jnp.float32),
+                         precision=lax.Precision.HIGHEST)
+        self._reference = (ref, "xla-highest-float32")
+    return self._reference
+
+
+def _check(row: Row, problem: Problem, out, precision) -> None:
+  ref, row.reference = problem.reference()
+  row.rel_error = accuracy.relative_error(out, ref)
+  row.tolerance = accuracy.tolerance(problem.a, problem.b, ref, out.dtype,
+                                     precision)
+  out64, ref64 = accuracy.as_float64(out), accuracy.as_float64(ref)
+  row.samples = [dict(row=i, col=j, expected=float(ref64[i, j]),
+                      actual=float(out64[i, j]))
+                 for i, j in problem.sample_at]
+  if not row.rel_error <= row.tolerance:  # Also catches NaN.
+    row.status = "wrong"
+    row.error = (f"relative error {row.rel_error:.3e} exceeds tolerance"
+                 f" {row.tolerance:.3e}")
+
+
+def run_case(impl: str, problem: Problem, config, *, precision, interpret,
+             device: str) -> Row:
+  """Times and checks one case; any failure becomes an error row."""
+  m, n, k = problem.m, problem.n, problem.k
+  row = Row(impl=impl, backend=LOWERINGS[impl], dtype=problem.dtype.name,
+            m=m, n=n, k=k,
+            config=dataclasses.asdict(config) if config else None,
+            precision=str(precision or "default").lower(),
+            platform=jax.default_backend(), device=device,
+            interpret=bool(interpret) and impl != "xla")
+  if config is not None:
+    row.num_programs = -(-m // config.block_m) * -(-n // config.block_n)
+  if impl == "tiled":  # The naive kernel stages nothing in shared memory.
+    row.shared_memory_bytes = config.shared_memory_bytes(problem.dtype)
+  kwargs = dict(precision=precision)
+  if impl != "xla":
+    kwargs.update(config=config, interpret=interpret)
+  fn = functools.partial(pallas_tiled.IMPLEMENTATIONS[impl], **kwargs)
+  try:
+    result = timing.measure(fn, problem.a, problem.b, iterations=_ITERS.value,
+                            warmup=_WARMUP.value)
+    row.timing, row.iterations = result.method, result.iterations
+    if _CHECK.value:
+      _check(row, problem, result.result, precision)
+  except Exception as e:  # pylint: disable=broad-except
+    row.status = "error"
+    row.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300]}"
+  if row.status == "ok":
+    row.time_us = result.median_us
+    row.tflops = 2 * m * n * k / (result.median_us * 1e-6) / 1e12
+    peak = peak_tflops(device, problem.dtype, precision)
+    if peak and not row.interpret:
+      row.pct_peak = 100 * row.tflops / peak
+  return row
+
+
+def _log_row(row: Row) -> None:
+  if row.status != "ok":
+    logging.info("%-6s %-8s %-16s %s: %s", row.impl, row.dtype, row.shape,
+                 row.status.upper(), row.error)
+    return
+  logging.info("%-6s %-8s %-16s %10.1f us %8.2f TFLOP/s  rel_err %.2e (%s)",
+               row.impl, row.dtype, row.shape, row.time_us, row.tflops,
+               row.rel_error if row.rel_error is not None else float("nan"),
+               row.reference or "unchecked")
+  for s in row.samples:  # As seed 000 prints them.
+    err = abs(s["actual"] - s["expected"]) / max(abs(s["expected"]), 1e-30)
+    logging.info("    C[%d,%d]: Expected = %f, Actual = %f, Relative Error"
+                 " = %e", s["row"], s["col"], s["expected"], s["actual"], err)
+
+
+def _fill_speedups(rows: list[Row]) -> None:
+  xla_us = {(r.dtype, r.shape): r.time_us for r in rows
+            if r.impl == "xla" and r.status == "ok"}
+  for r in rows:
+    base = xla_us.get((r.dtype, r.shape))
+    if r.status == "ok" and base:
+      r.speedup_vs_xla = base / r.time_us
+
+
+def config_label(config: dict[str, int] | None) -> str:
+  """128x256x64/w8/s3: block_m x block_n x block_k, warps, stages."""
+  if not config:
+    return "-"
+  c = config
+  return (f"{c['block_m']}x{c['block_n']}x{c['block_k']}"
+          f"/w{c['num_warps']}/s{c['num_stages']}")
+
+
+def _fmt(value, spec):
+  """format(value, spec), or a dash as wide as the spec for a missing value."""
+  if value is None:
+    return "-".rjust(int(spec.split(".")[0].rstrip("dfe") or 0))
+  return format(value, spec)
+
+
+def format_table(rows: list[Row]) -> str:
+  header = (f"{'impl':<6} {'backend':<7} {'dtype':<8} {'MxNxK':<16}"
+            f" {'config':<18} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
+            f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
+            "  status")
+  lines = [header, "-" * len(header)]
+  for r in rows:
+    lines.append(
+        f"{r.impl:<6} {r.backend:<7} {r.dtype:<8} {r.shape:<16}"
+        f" {config_label(r.config):<18} {_fmt(r.time_us, '10.1f')}"
+        f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
+        f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
+        f" {_fmt(r.shared_memory_bytes, '7d')} {_fmt(r.num_programs, '7d')}"
+        f"  {r.status}{': ' + r.error if r.error else ''}")
+  return "\n".join(lines)
+
+
+def write_json(rows: list[Row], path: str, meta: dict[str, Any]) -> None:
+  with open(path, "w") as f:
+    json.dump({"meta": meta, "rows": [dataclasses.asdict(r) for r in rows]},
+              f, indent=1)
+
+
+def write_csv(rows: list[Row], path: str) -> None:
+  fields = [f.name for f in dataclasses.fields(Row)]
+  with open(path, "w", newline="") as f:
+    writer = csv.DictWriter(f, fieldnames=fields)
+    writer.writeheader()
+    for r in rows:
+      record = dataclasses.asdict(r)
+      record["samples"] = json.dumps(record["samples"])
+      record["config"] = config_label(record["config"])
+      writer.writerow(record)
+
+
+def write_plot(rows: list[Row], path: str, title: str) -> None:
+  """Grouped bars of TFLOP/s: one panel per dtype, one bar per impl/case."""
+  import matplotlib  # The optional 'plot' extra.
+  matplotlib.use("Agg")
+  from matplotlib import pyplot as plt
+
+  dtypes = sorted({r.dtype for r in rows})
+  fig, axes = plt.subplots(len(dtypes), 1, squeeze=False,
+                           figsize=(12, 4 * len(dtypes)))
+  for ax, dtype in zip(axes[:, 0], dtypes):
+    cases = [r for r in rows if r.dtype == dtype]
+    labels = list(dict.fromkeys(_plot_label(r) for r in cases))
+    impls = list(dict.fromkeys(r.impl for r in cases))
+    width = 0.8 / len(impls)
+    for i, impl in enumerate(impls):
+      value = {_plot_label(r): r.tflops or 0.0 for r in cases if r.impl == impl}
+      xs = [j + i * width for j in range(len(labels))]
+      ax.bar(xs, [value.get(label, 0.0) for label in labels], width,
+             label=impl)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))])
+    ax.set_xticklabels(labels, rotation=20, fontsize=8)
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"{title} - {dtype}")
+    ax.legend()
+  fig.tight_layout()
+  fig.savefig(path, dpi=110)
+
+
+def _plot_label(row: Row) -> str:
+  if _SWEEP_TILES.value and row.impl == "tiled":
+    return f"{row.shape}\n{config_label(row.config)}"
+  return row.shape
+
+
+def build_cases(interpret):
+  """[(impl, shape, dtype, config)] in run order."""
+  if _SHAPES.value:
+    shapes = [parse_shape(s) for s in _SHAPES.value]
+  else:
+    suite = _SUITE.value or ("tiny" if interpret else "square")
+    shapes = [parse_shape(s) for s in SUITES[suite]]
+  for impl in _IMPLS.value:
+    if impl not in pallas_tiled.IMPLEMENTATIONS:
+      raise app.UsageError(f"--impls: unknown impl {impl!r}")
+  dtypes = []
+  for name in _DTYPES.value:
+    if jnp.dtype(name) not in (jnp.float32, jnp.bfloat16, jnp.float16):
+      raise app.UsageError(f"--dtypes: unsupported dtype {name!r}")
+    dtypes.append(jnp.dtype(name))
+  cases = []
+  if _SWEEP_TILES.value:
+    if len(shapes) != 1 and _SHAPES.value:
+      raise app.UsageError("--sweep_tiles takes exactly one --shapes entry")
+    shape = shapes[0] if _SHAPES.value else (
+        (256, 256, 256) if interpret else (2048, 2048, 2048))
+    for dtype in dtypes:
+      cases.append(("xla", shape, dtype, None))
+      cases.append(("tiled", shape, dtype,
+                    config_lib.default_tiled_config(*shape, dtype)))
+      for tile in SWEEP_TILES:
+        config = pallas_tiled.TileConfig(
+            tile, tile, tile, num_warps=4 if tile <= 64 else 8, num_stages=2)
+        cases.append(("tiled", shape, dtype, config))
+    return cases
+  for shape in shapes:
+    for dtype in dtypes:
+      for impl in _IMPLS.value:
+        default = DEFAULT_CONFIGS.get(impl)
+        cases.append((impl, shape, dtype,
+                      default(*shape, dtype) if default else None))
+  return cases
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+  interpret = {"auto": jax.default_backend() == "cpu", "true": True,
+               "false": False}[_INTERPRET.value]
+  precision = (lax.Precision.HIGHEST if _PRECISION.value == "highest"
+               else None)
+  device = jax.devices()[0].device_kind
+  cases = build_cases(interpret)
+  mode = ("INTERPRET MODE (CPU wall clock; not kernel speed)" if interpret
+          else "compiled, CUPTI kernel times")
+  logging.info("pallas_tiled benchmark: %d cases on %s (%s), jax %s: %s",
+               len(cases), device, jax.default_backend(), jax.__version__,
+               mode)
+  rows, problems = [], {}
+  for impl, shape, dtype, config in cases:
+    key = (shape, dtype)
+    if key not in problems:
+      problems.clear()  # Keep one problem's operands alive at a time.
+      problems[key] = Problem(*shape, dtype)
+    row = run_case(impl, problems[key], config, precision=precision,
+                   interpret=interpret, device=device)
+    _log_row(row)
+    rows.append(row)
+  _fill_speedups(rows)
+
+  meta = dict(device=device, platform=jax.default_backend(),
+              jax_version=jax.__version__, interpret=interpret,
+              timing=rows[0].timing if rows else "",
+              date=datetime.date.today().isoformat(),
+              command=" ".join(sys.argv))
+  print(f"\npallas_tiled benchmark on {device}, jax {jax.__version__}, "
+        f"{mode}")
+  print(format_table(rows))
+  if _JSON_OUT.value:
+    write_json(rows, _JSON_OUT.value, meta)
+  if _CSV_OUT.value:
+    write_csv(rows, _CSV_OUT.value)
+  if _PLOT_OUT.value:
+    write_plot(rows, _PLOT_OUT.value, f"{device}, jax {jax.__version__}")
+  wrong = [r for r in rows if r.status == "wrong"]
+  errors = [r for r in rows if r.status == "error"]
+  if wrong or errors:
+    print(f"\n{len(wrong)} wrong results and {len(errors)} errors in"
+          f" {len(rows)} cases.")
+  # A sweep maps where tiles stop working: there, errors are data.
+  return 1 if wrong or (errors and not _SWEEP_TILES.value) else 0
+
+
+if __name__ == "__main__":
+  app.run(main)

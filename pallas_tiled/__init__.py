@@ -1,0 +1,27 @@
+"""pallas_tiled: tiled matrix multiplication as a JAX Pallas kernel."""
+
+from pallas_tiled.config import TileConfig
+from pallas_tiled.config import default_naive_config
+from pallas_tiled.config import default_tiled_config
+from pallas_tiled.naive import naive_matmul
+from pallas_tiled.tiled import matmul
+from pallas_tiled.xla import xla_matmul
+
+# Every implementation shares one signature:
+#   fn(a, b, config=None, *, precision=None, preferred_element_type=None,
+#      interpret=None)
+IMPLEMENTATIONS = {
+    "tiled": matmul,
+    "naive": naive_matmul,
+    "xla": xla_matmul,
+}
+
+__all__ = [
+    "IMPLEMENTATIONS",
+    "TileConfig",
+    "default_naive_config",
+    "default_tiled_config",
+    "matmul",
+    "naive_matmul",
+    "xla_matmul",
+]

@@ -1,0 +1,49 @@
+"""How close a matmul result must be: relative error and its tolerance.
+
+Shared by the tests, the benchmark's checks and the autotuner, so that all of
+them hold every implementation to the same bound.
+"""
+
+from __future__ import annotations
+
+from jax import lax
+import jax.numpy as jnp
+import numpy as np
+
+TF32_EPS = 2.0**-10  # TF32 keeps 10 explicit mantissa bits.
+
+
+def as_float64(x) -> np.ndarray:
+  return np.asarray(jnp.asarray(x, jnp.float32), np.float64)
+
+
+def relative_error(out, ref) -> float:
+  """‖out − ref‖ / ‖ref‖ in float64 (NaN if `out` holds any NaN)."""
+  out, ref = as_float64(out), as_float64(ref)
+  return float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+
+
+def tolerance(a, b, ref, out_dtype, precision=None) -> float:
+  """The relative error a correct float32-accumulating matmul stays under.
+
+  Three sources, each given a 2-4x margin:
+  * rounding the result once to `out_dtype`: at most eps/2 per element;
+  * float32 products and K-step accumulation: random-walk errors of about
+    eps_f32 * sqrt(K) relative to the sizes of the summed terms;
+  * float32 inputs at default precision may be rounded to TF32 on GPU (as
+    XLA does): about 2 * eps_tf32 relative to the summed terms.
+  The last two are measured against sqrt(|A|^2 |B|^2), not |AB| = |ref|,
+  through their ratio `spread`: about 1 for random data, large only where
+  dot products cancel to small values, whose rounding is relatively larger.
+  """
+  a32 = jnp.asarray(a, jnp.float32)
+  b32 = jnp.asarray(b, jnp.float32)
+  terms = jnp.matmul(a32 * a32, b32 * b32, precision=lax.Precision.HIGHEST)
+  term_norm = float(jnp.linalg.norm(jnp.sqrt(terms)))
+  ref_norm = float(np.linalg.norm(as_float64(ref)))
+  spread = term_norm / ref_norm if ref_norm else np.inf
+  f32_eps = float(jnp.finfo(jnp.float32).eps)
+  summed = 2 * f32_eps * np.sqrt(a.shape[1])
+  if jnp.dtype(a.dtype) == jnp.float32 and precision != lax.Precision.HIGHEST:
+    summed += 2 * TF32_EPS
+  return float(jnp.finfo(out_dtype).eps) / 2 + spread * summed

@@ -1,0 +1,140 @@
+"""Tile configurations: the frozen `TileConfig`, its checks and default heuristics.
+
+A config says how an (M, N) output is cut into (block_m, block_n) tiles, one
+grid program each, and how wide each K-phase is (block_k). `num_warps` and
+`num_stages` are the Triton knobs: threads per program and how many K-phases
+the software pipeliner keeps in flight.
+
+Any positive tile is valid in interpret mode (the seeds' 3x3 and 4x4 toy
+tiles run on the CPU). The compiled Triton path has stricter rules, checked by
+`check_triton_tiles` before anything is traced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+# Largest dynamic shared memory one thread block may opt into, in bytes, by
+# CUDA compute capability (CUDA C++ Programming Guide, "Compute Capabilities").
+SHARED_MEMORY_LIMIT_BYTES = {
+    (7, 0): 96 * 1024,
+    (7, 5): 64 * 1024,
+    (8, 0): 163 * 1024,
+    (8, 6): 99 * 1024,
+    (8, 7): 163 * 1024,
+    (8, 9): 99 * 1024,
+    (9, 0): 227 * 1024,
+    (10, 0): 227 * 1024,
+    (12, 0): 99 * 1024,
+}
+
+# tl.dot needs every dimension of both operands to be at least 16.
+MIN_DOT_DIM = 16
+
+
+def _is_power_of_two(x: int) -> bool:
+  return x > 0 and x & (x - 1) == 0
+
+
+def _next_power_of_two(x: int) -> int:
+  return 1 << max(0, int(x) - 1).bit_length()
+
+
+@dataclasses.dataclass(frozen=True)
+class TileConfig:
+  """Output tile (block_m x block_n), K-phase width block_k, Triton knobs."""
+
+  block_m: int
+  block_n: int
+  block_k: int
+  num_warps: int = 4
+  num_stages: int = 3
+
+  def __post_init__(self):
+    for field in dataclasses.fields(self):
+      value = getattr(self, field.name)
+      if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"TileConfig.{field.name} must be an int, got {value!r} of type"
+            f" {type(value).__name__}."
+        )
+      if value < 1:
+        raise ValueError(
+            f"TileConfig.{field.name} must be positive, got {value}."
+        )
+      object.__setattr__(self, field.name, int(value))
+    if not _is_power_of_two(self.num_warps):
+      raise ValueError(
+          f"TileConfig.num_warps must be a power of two, got {self.num_warps}."
+      )
+
+  def shared_memory_bytes(self, dtype) -> int:
+    """Estimated shared memory per program: num_stages staged (A, B) K-tiles."""
+    itemsize = np.dtype(dtype).itemsize
+    tile_elems = (self.block_m + self.block_n) * self.block_k
+    return self.num_stages * tile_elems * itemsize
+
+
+def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
+  """Raises ValueError unless each named field of `config` is a power of two."""
+  for name in fields:
+    value = getattr(config, name)
+    if not _is_power_of_two(value):
+      raise ValueError(
+          f"config.{name}={value} is not a power of two, which {why}."
+          f" Try {_next_power_of_two(value)}, or run with interpret=True."
+      )
+
+
+def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
+  """Raises ValueError if the compiled Triton tiled kernel cannot take `config`."""
+  why = "Triton needs for every block (tensor sizes must be powers of two)"
+  check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
+  for name in ("block_m", "block_n", "block_k"):
+    value = getattr(config, name)
+    if value < MIN_DOT_DIM:
+      raise ValueError(
+          f"config.{name}={value} is below {MIN_DOT_DIM}: Triton's dot needs"
+          f" every operand dimension >= {MIN_DOT_DIM}. Use {MIN_DOT_DIM} or"
+          " more, or run with interpret=True."
+      )
+  limit = SHARED_MEMORY_LIMIT_BYTES.get(compute_capability)
+  needed = config.shared_memory_bytes(dtype)
+  if limit is not None and needed > limit:
+    raise ValueError(
+        f"{config} needs about {needed} bytes of shared memory per program"
+        f" (num_stages={config.num_stages} x (block_m + block_n) x block_k x"
+        f" {np.dtype(dtype).itemsize} bytes), over the {limit}-byte limit of"
+        f" compute capability {compute_capability[0]}.{compute_capability[1]}."
+        " Lower num_stages or the block sizes."
+    )
+
+
+def _fit(dim: int, lo: int, hi: int) -> int:
+  """The power of two nearest above `dim`, clamped to [lo, hi]."""
+  return min(hi, max(lo, _next_power_of_two(dim)))
+
+
+def default_tiled_config(m: int, n: int, k: int, dtype) -> TileConfig:
+  """A plain heuristic for the tiled kernel: big tiles, shrunk for small dims.
+
+  16-bit inputs take 128x256x64 tiles, float32 128x128x32 (the same bytes per
+  K-phase); a dimension smaller than its block shrinks the block to the next
+  power of two, never below Triton's dot minimum of 16.
+  """
+  wide = np.dtype(dtype).itemsize == 4
+  block_m = _fit(m, MIN_DOT_DIM, 128)
+  block_n = _fit(n, MIN_DOT_DIM, 128 if wide else 256)
+  block_k = _fit(k, MIN_DOT_DIM, 32 if wide else 64)
+  num_warps = 8 if block_m * block_n >= 128 * 128 else 4
+  return TileConfig(block_m, block_n, block_k, num_warps=num_warps,
+                    num_stages=3)
+
+
+def default_naive_config(m: int, n: int, k: int, dtype) -> TileConfig:
+  """The naive kernel's tiles: 32x32 outputs per program, like a 2-D block."""
+  del k, dtype  # The naive kernel stages nothing along K.
+  return TileConfig(_fit(m, 1, 32), _fit(n, 1, 32), 1, num_warps=4,
+                    num_stages=1)

@@ -1,0 +1,46 @@
+"""Masked tile access: how the kernels handle shapes the tiles do not divide.
+
+As in the seeds (seed 004, sections 11-12), out-of-range input elements are
+loaded as zeros, which add nothing to a dot product, and out-of-range output
+elements are never stored. Masks are built only where a dimension leaves a
+partial tile, so evenly tiled shapes compile to plain, unmasked loads.
+"""
+
+from __future__ import annotations
+
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as pltriton
+import jax.numpy as jnp
+
+
+def edge_mask(axis: int, block: int, size: int):
+  """In-range positions of this program's block along grid `axis`, or None.
+
+  None means every position is in range for every program (block divides
+  size), so no mask is needed.
+  """
+  if size % block == 0:
+    return None
+  return pl.program_id(axis) * block + jnp.arange(block) < size
+
+
+def tile_mask(row_mask, col_mask):
+  """A 2-D tile mask from optional 1-D row and column masks; None if none."""
+  if row_mask is None:
+    return None if col_mask is None else col_mask[None, :]
+  if col_mask is None:
+    return row_mask[:, None]
+  return row_mask[:, None] & col_mask[None, :]
+
+
+def load(ref, mask):
+  """Loads `ref`, zero-filling wherever `mask` (if any) is False."""
+  return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=0)
+
+
+def store(ref, value, mask) -> None:
+  """Stores `value` into `ref`, skipping wherever `mask` (if any) is False."""
+  if mask is None:
+    ref[...] = value
+  else:
+    pltriton.store(ref, value, mask=mask)

@@ -1,0 +1,56 @@
+"""Kernel timing: CUPTI on a GPU, wall clock (clearly labelled) on a CPU."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable, NamedTuple
+
+import jax
+
+
+class Timing(NamedTuple):
+  """Median time of one call, how it was measured, and over how many runs."""
+
+  median_us: float
+  method: str  # "cupti" (GPU kernel time) or "wall-clock-interpret" (CPU).
+  iterations: int
+  result: jax.Array
+
+
+def _cupti_times_ms(f, args, iterations):
+  from jax.experimental.mosaic.gpu import profiler  # Needs the CUDA plugin.
+  result, times_ms = profiler.measure(f, iterations=iterations)(*args)
+  if times_ms is None:
+    raise RuntimeError("CUPTI recorded no kernel for this call.")
+  return result, list(times_ms) if iterations > 1 else [times_ms]
+
+
+def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
+            budget_s: float = 5.0) -> Timing:
+  """Median time of `f(*args)` after `warmup` calls (which also compile).
+
+  On a GPU this is the sum of the kernels' CUPTI times per call, so padding or
+  transpose passes count too. On a CPU it is the wall clock of the jitted
+  call with block_until_ready: interpret-mode numbers, not kernel speed.
+  Slow calls get fewer iterations (at least 3) so a case stays near
+  `budget_s`.
+  """
+  f = jax.jit(f)
+  elapsed = float("inf")
+  for _ in range(max(1, warmup)):
+    start = time.perf_counter()
+    jax.block_until_ready(f(*args))
+    elapsed = time.perf_counter() - start
+  iterations = max(3, min(iterations, int(budget_s / max(elapsed, 1e-9))))
+  if jax.default_backend() == "gpu":
+    result, times_ms = _cupti_times_ms(f, args, iterations)
+    return Timing(statistics.median(times_ms) * 1e3, "cupti", iterations,
+                  result)
+  times_s = []
+  for _ in range(iterations):
+    start = time.perf_counter()
+    result = jax.block_until_ready(f(*args))
+    times_s.append(time.perf_counter() - start)
+  return Timing(statistics.median(times_s) * 1e6, "wall-clock-interpret",
+                iterations, result)

@@ -1,0 +1,143 @@
+"""Argument checks shared by every matmul entry point.
+
+Everything here runs in plain Python on shapes and dtypes, before any kernel
+is traced, so that bad input fails with a message naming the argument, its
+value and the rule, and never inside a lowering.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import numpy as np
+
+SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16),
+                    jnp.dtype(jnp.float16))
+_SUPPORTED_NAMES = ", ".join(d.name for d in SUPPORTED_DTYPES)
+
+
+class MatmulCall(NamedTuple):
+  """A checked call: the problem size and the resolved keyword arguments."""
+
+  m: int
+  n: int
+  k: int
+  dtype: np.dtype
+  out_dtype: np.dtype
+  precision: lax.Precision | tuple[lax.Precision, lax.Precision] | None
+  interpret: bool
+
+  @property
+  def is_empty(self) -> bool:
+    """True when jnp.matmul's answer needs no kernel (a zero dimension)."""
+    return 0 in (self.m, self.n, self.k)
+
+  def empty_result(self) -> jax.Array:
+    """jnp.matmul's result for a zero dimension: zeros, or an empty array."""
+    return jnp.zeros((self.m, self.n), self.out_dtype)
+
+
+def _check_operand(name: str, x) -> None:
+  if not isinstance(x, (jax.Array, np.ndarray, np.generic)):
+    raise TypeError(
+        f"{name} must be an array (jax.Array or numpy.ndarray), got"
+        f" {type(x).__name__}: {x!r:.60}."
+    )
+  if x.ndim != 2:
+    raise ValueError(
+        f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)} with"
+        f" ndim={x.ndim}."
+    )
+  if x.dtype not in SUPPORTED_DTYPES:
+    raise TypeError(
+        f"{name}.dtype={x.dtype} is not supported; supported dtypes are"
+        f" {_SUPPORTED_NAMES}."
+    )
+
+
+def _canonical_precision(precision):
+  """jnp-style precision: None, a lax.Precision or its name, or a pair."""
+  if precision is None or isinstance(precision, lax.Precision):
+    return precision
+  if isinstance(precision, str):
+    try:
+      return lax.Precision(precision)
+    except (KeyError, ValueError):
+      pass
+  elif isinstance(precision, (tuple, list)) and len(precision) == 2:
+    pair = tuple(_canonical_precision(p) for p in precision)
+    if None not in pair:
+      return pair
+  raise ValueError(
+      f"precision={precision!r} is not supported; use None, a"
+      " jax.lax.Precision (or its name, e.g. 'highest'), or a pair of them."
+  )
+
+
+def resolve_interpret(interpret) -> bool:
+  """None means interpret mode exactly when JAX's default backend is the CPU."""
+  if interpret is None:
+    return jax.default_backend() == "cpu"
+  if not isinstance(interpret, bool):
+    raise TypeError(f"interpret must be None or a bool, got {interpret!r}.")
+  if not interpret and jax.default_backend() != "gpu":
+    raise ValueError(
+        "interpret=False compiles a Triton GPU kernel, but JAX's default"
+        f" backend is {jax.default_backend()!r}. Use interpret=True (or None)."
+    )
+  return interpret
+
+
+def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
+                      interpret=None) -> MatmulCall:
+  """Checks one call's operands and keywords; returns them resolved."""
+  _check_operand("a", a)
+  _check_operand("b", b)
+  if a.dtype != b.dtype:
+    raise TypeError(
+        f"a and b must have the same dtype, got a.dtype={a.dtype} and"
+        f" b.dtype={b.dtype}; cast one of them explicitly."
+    )
+  (m, k), (k_b, n) = a.shape, b.shape
+  if k != k_b:
+    raise ValueError(
+        f"inner dimensions differ: a.shape={tuple(a.shape)} has K={k} but"
+        f" b.shape={tuple(b.shape)} has K={k_b}; a.shape[1] must equal"
+        " b.shape[0]."
+    )
+  if preferred_element_type is None:
+    out_dtype = jnp.dtype(a.dtype)
+  else:
+    try:
+      out_dtype = jnp.dtype(preferred_element_type)
+    except TypeError:
+      out_dtype = None
+    if out_dtype not in SUPPORTED_DTYPES:
+      raise TypeError(
+          f"preferred_element_type={preferred_element_type!r} is not"
+          f" supported; use None or one of {_SUPPORTED_NAMES}."
+      )
+  return MatmulCall(
+      m=m, n=n, k=k, dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
+      precision=_canonical_precision(precision),
+      interpret=resolve_interpret(interpret),
+  )
+
+
+def check_config_type(config, config_cls) -> None:
+  if config is not None and not isinstance(config, config_cls):
+    raise TypeError(
+        f"config must be None or a {config_cls.__name__}, got {config!r}."
+    )
+
+
+def compute_capability() -> tuple[int, int] | None:
+  """The default device's CUDA compute capability, or None if unknown."""
+  value = getattr(jax.devices()[0], "compute_capability", None)
+  if value is None:
+    return None
+  major, minor = str(value).split(".")[:2]
+  return int(major), int(minor)

@@ -1,0 +1,53 @@
+"""Shared test tools: operands, the float64 reference, tolerances, poisoning.
+
+The same tests run compiled on a GPU and through Pallas interpret mode on a
+CPU-only JAX; `ON_GPU` only decides which shapes are large enough to be worth
+running.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_tiled import accuracy
+
+ON_GPU = jax.default_backend() == "gpu"
+DTYPES = (jnp.float32, jnp.bfloat16, jnp.float16)
+
+
+def random_operands(rng, m, n, k, dtype):
+  """Fresh standard-normal operands (never zeros: they hide unwritten tiles)."""
+  a = jnp.asarray(rng.standard_normal((m, k), np.float32), dtype)
+  b = jnp.asarray(rng.standard_normal((k, n), np.float32), dtype)
+  return a, b
+
+
+as_f64 = accuracy.as_float64
+
+
+def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):
+  out_dtype = jnp.dtype(out_dtype or a.dtype)
+  assert out.dtype == out_dtype, (out.dtype, out_dtype)
+  assert out.shape == (a.shape[0], b.shape[1]), out.shape
+  assert not np.isnan(as_f64(out)).any(), "unwritten (NaN) output elements"
+  ref = as_f64(a) @ as_f64(b)
+  err = accuracy.relative_error(out, ref)
+  tol = accuracy.tolerance(a, b, ref, out_dtype, precision)
+  assert err <= tol, f"relative error {err:.3e} > tolerance {tol:.3e}"
+
+
+def call_with_poisoned_output(fn, a, b, **kwargs):
+  """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN.
+
+  The NaN buffer is donated to the jitted call, so XLA reuses it for the
+  result; an element the kernel never writes stays NaN. (In interpret mode
+  Pallas also starts every output as NaN.) `test_poison_harness_catches_
+  unwritten_elements` checks that this really catches an unwritten tile.
+  """
+  out_type = jax.eval_shape(lambda a, b: fn(a, b, **kwargs), a, b)
+  poison = jnp.full(out_type.shape, jnp.nan, out_type.dtype)
+  run = jax.jit(lambda a, b, poison: fn(a, b, **kwargs), donate_argnums=2,
+                keep_unused=True)
+  return run(a, b, poison)

@@ -1,0 +1,96 @@
+"""The benchmark binary: flags, a tiny run's JSON, and failure handling.
+
+The binary runs in a subprocess with JAX_PLATFORMS=cpu, so these tests take
+interpret mode on every machine.
+"""
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+from absl.testing import flagsaver
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
+ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak"
+              " speedup_vs_xla rel_error status error device jax_version"
+              " timing").split()
+
+
+def _run(*flags, tmp_path):
+  env = dict(os.environ, JAX_PLATFORMS="cpu",
+             PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+  return subprocess.run([sys.executable, str(BINARY), *flags], cwd=tmp_path,
+                        env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def benchmark_module():
+  sys.path.insert(0, str(BINARY.parent))
+  import matmul_benchmark  # pylint: disable=import-outside-toplevel
+  return matmul_benchmark
+
+
+def test_flags_parse(benchmark_module):
+  flags = benchmark_module.flags.FLAGS
+  with flagsaver.flagsaver():
+    flags(["matmul_benchmark", "--impls=tiled,xla", "--dtypes=float16",
+           "--shapes=16x8192x8192,7x7x7", "--sweep_tiles", "--iters=5",
+           "--nocheck", "--precision=highest", "--json_out=r.json"])
+    assert flags.impls == ["tiled", "xla"]
+    assert flags.dtypes == ["float16"]
+    assert [benchmark_module.parse_shape(s) for s in flags.shapes] == [
+        (16, 8192, 8192), (7, 7, 7)]
+    assert flags.sweep_tiles and not flags.check and flags.iters == 5
+  assert set(benchmark_module.SUITES) == {"square", "llm", "ragged", "tiny"}
+
+
+def test_help_lists_the_flags(tmp_path):
+  result = _run("--help", tmp_path=tmp_path)  # absl's --help exits with 1.
+  for flag in ("impls", "dtypes", "shapes", "suite", "sweep_tiles", "iters",
+               "warmup", "json_out", "csv_out", "plot_out", "check"):
+    assert re.search(rf"--(\[no\])?{flag}:", result.stdout), flag
+
+
+def test_tiny_run_writes_json_with_every_field(tmp_path):
+  out = tmp_path / "tiny.json"
+  result = _run("--suite=tiny", f"--json_out={out}", "--iters=2",
+                "--warmup=1", tmp_path=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
+  assert "INTERPRET MODE" in result.stdout
+  report = json.loads(out.read_text())
+  rows = report["rows"]
+  assert {(r["impl"], r["dtype"]) for r in rows} == {
+      (impl, dtype) for impl in ("tiled", "naive", "xla")
+      for dtype in ("bfloat16", "float32")}
+  for row in rows:
+    assert set(ROW_FIELDS) <= set(row), set(ROW_FIELDS) - set(row)
+    assert row["status"] == "ok" and row["error"] == ""
+    assert row["time_us"] > 0 and row["tflops"] > 0
+    assert row["timing"] == "wall-clock-interpret"
+    assert row["rel_error"] <= row["tolerance"]
+    assert row["reference"] == "float64-numpy"
+    assert len(row["samples"]) == 3
+  assert all(r["speedup_vs_xla"] > 0 for r in rows)
+  assert report["meta"]["interpret"] is True
+
+
+def test_forced_failure_gives_error_row_and_nonzero_exit(tmp_path):
+  """interpret=false on a CPU cannot compile: an error row, never a time."""
+  out = tmp_path / "fail.json"
+  csv_out = tmp_path / "fail.csv"
+  result = _run("--interpret=false", "--impls=tiled,xla", "--dtypes=float32",
+                "--shapes=32x32x32", f"--json_out={out}",
+                f"--csv_out={csv_out}", tmp_path=tmp_path)
+  assert result.returncode != 0
+  rows = {r["impl"]: r for r in json.loads(out.read_text())["rows"]}
+  assert rows["tiled"]["status"] == "error"
+  assert "interpret=False" in rows["tiled"]["error"]
+  assert rows["tiled"]["time_us"] is None and rows["tiled"]["tflops"] is None
+  assert rows["xla"]["status"] == "ok"
+  assert "error: ValueError" in result.stdout
+  assert csv_out.read_text().count("\n") == 3  # Header and two rows.
