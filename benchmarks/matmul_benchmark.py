@@ -75,9 +75,10 @@ _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
                             "Input dtypes: bfloat16, float16, float32.")
 _SHAPES = flags.DEFINE_list("shapes", [],
                             "Shapes MxNxK; if set, --suite is ignored.")
-_SUITE = flags.DEFINE_enum(
-    "suite", None, list(SUITES),
-    "Shape suite; the default is 'square' on a GPU, 'tiny' on a CPU.")
+_SUITE = flags.DEFINE_multi_enum(
+    "suite", [], list(SUITES),
+    "Shape suite (repeat the flag for several); the default is 'square' on a"
+    " GPU, 'tiny' on a CPU.")
 _SWEEP_TILES = flags.DEFINE_bool(
     "sweep_tiles", False,
     "Time the tiled kernel on one shape with square tiles "
@@ -105,6 +106,7 @@ class Row:
 
   impl: str
   backend: str
+  suite: str
   dtype: str
   m: int
   n: int
@@ -199,11 +201,12 @@ def _check(row: Row, problem: Problem, out, precision) -> None:
                  f" {row.tolerance:.3e}")
 
 
-def run_case(impl: str, problem: Problem, config, *, precision, interpret,
-             device: str) -> Row:
+def run_case(impl: str, suite: str, problem: Problem, config, *, precision,
+             interpret, device: str) -> Row:
   """Times and checks one case; any failure becomes an error row."""
   m, n, k = problem.m, problem.n, problem.k
-  row = Row(impl=impl, backend=LOWERINGS[impl], dtype=problem.dtype.name,
+  row = Row(impl=impl, backend=LOWERINGS[impl], suite=suite,
+            dtype=problem.dtype.name,
             m=m, n=n, k=k,
             config=dataclasses.asdict(config) if config else None,
             precision=str(precision or "default").lower(),
@@ -251,10 +254,10 @@ def _log_row(row: Row) -> None:
 
 
 def _fill_speedups(rows: list[Row]) -> None:
-  xla_us = {(r.dtype, r.shape): r.time_us for r in rows
+  xla_us = {(r.dtype, r.shape, r.precision): r.time_us for r in rows
             if r.impl == "xla" and r.status == "ok"}
   for r in rows:
-    base = xla_us.get((r.dtype, r.shape))
+    base = xla_us.get((r.dtype, r.shape, r.precision))
     if r.status == "ok" and base:
       r.speedup_vs_xla = base / r.time_us
 
@@ -345,12 +348,13 @@ def _plot_label(row: Row) -> str:
 
 
 def build_cases(interpret):
-  """[(impl, shape, dtype, config)] in run order."""
+  """[(impl, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
-    shapes = [parse_shape(s) for s in _SHAPES.value]
+    shapes = [("shapes", parse_shape(s)) for s in _SHAPES.value]
   else:
-    suite = _SUITE.value or ("tiny" if interpret else "square")
-    shapes = [parse_shape(s) for s in SUITES[suite]]
+    suites = _SUITE.value or ["tiny" if interpret else "square"]
+    shapes = [(suite, parse_shape(s)) for suite in suites
+              for s in SUITES[suite]]
   for impl in _IMPLS.value:
     if impl not in pallas_tiled.IMPLEMENTATIONS:
       raise app.UsageError(f"--impls: unknown impl {impl!r}")
@@ -363,22 +367,22 @@ def build_cases(interpret):
   if _SWEEP_TILES.value:
     if len(shapes) != 1 and _SHAPES.value:
       raise app.UsageError("--sweep_tiles takes exactly one --shapes entry")
-    shape = shapes[0] if _SHAPES.value else (
+    shape = shapes[0][1] if _SHAPES.value else (
         (256, 256, 256) if interpret else (2048, 2048, 2048))
     for dtype in dtypes:
-      cases.append(("xla", shape, dtype, None))
-      cases.append(("tiled", shape, dtype,
+      cases.append(("xla", "sweep", shape, dtype, None))
+      cases.append(("tiled", "sweep", shape, dtype,
                     config_lib.default_tiled_config(*shape, dtype)))
       for tile in SWEEP_TILES:
         config = pallas_tiled.TileConfig(
             tile, tile, tile, num_warps=4 if tile <= 64 else 8, num_stages=2)
-        cases.append(("tiled", shape, dtype, config))
+        cases.append(("tiled", "sweep", shape, dtype, config))
     return cases
-  for shape in shapes:
+  for suite, shape in shapes:
     for dtype in dtypes:
       for impl in _IMPLS.value:
         default = DEFAULT_CONFIGS.get(impl)
-        cases.append((impl, shape, dtype,
+        cases.append((impl, suite, shape, dtype,
                       default(*shape, dtype) if default else None))
   return cases
 
@@ -398,12 +402,12 @@ def main(argv):
                len(cases), device, jax.default_backend(), jax.__version__,
                mode)
   rows, problems = [], {}
-  for impl, shape, dtype, config in cases:
+  for impl, suite, shape, dtype, config in cases:
     key = (shape, dtype)
     if key not in problems:
       problems.clear()  # Keep one problem's operands alive at a time.
       problems[key] = Problem(*shape, dtype)
-    row = run_case(impl, problems[key], config, precision=precision,
+    row = run_case(impl, suite, problems[key], config, precision=precision,
                    interpret=interpret, device=device)
     _log_row(row)
     rows.append(row)

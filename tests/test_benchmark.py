@@ -46,6 +46,8 @@ def test_flags_parse(benchmark_module):
     assert [benchmark_module.parse_shape(s) for s in flags.shapes] == [
         (16, 8192, 8192), (7, 7, 7)]
     assert flags.sweep_tiles and not flags.check and flags.iters == 5
+    flags(["matmul_benchmark", "--suite=square", "--suite=ragged"])
+    assert flags.suite == ["square", "ragged"]
   assert set(benchmark_module.SUITES) == {"square", "llm", "ragged", "tiny"}
 
 
