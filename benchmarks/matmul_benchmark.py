@@ -314,37 +314,42 @@ def write_csv(rows: list[Row], path: str) -> None:
 
 
 def write_plot(rows: list[Row], path: str, title: str) -> None:
-  """Grouped bars of TFLOP/s: one panel per dtype, one bar per impl/case."""
+  """Bars of TFLOP/s, one panel per dtype: grouped by shape (one bar per
+  impl), or in a sweep one bar per config. Failed cases are marked."""
   import matplotlib  # The optional 'plot' extra.
   matplotlib.use("Agg")
   from matplotlib import pyplot as plt
 
-  dtypes = sorted({r.dtype for r in rows})
+  dtypes = list(dict.fromkeys(r.dtype for r in rows))
   fig, axes = plt.subplots(len(dtypes), 1, squeeze=False,
                            figsize=(12, 4 * len(dtypes)))
+  colors = {impl: f"C{i}" for i, impl in
+            enumerate(dict.fromkeys(r.impl for r in rows))}
   for ax, dtype in zip(axes[:, 0], dtypes):
     cases = [r for r in rows if r.dtype == dtype]
-    labels = list(dict.fromkeys(_plot_label(r) for r in cases))
-    impls = list(dict.fromkeys(r.impl for r in cases))
-    width = 0.8 / len(impls)
-    for i, impl in enumerate(impls):
-      value = {_plot_label(r): r.tflops or 0.0 for r in cases if r.impl == impl}
-      xs = [j + i * width for j in range(len(labels))]
-      ax.bar(xs, [value.get(label, 0.0) for label in labels], width,
-             label=impl)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))])
+    if _SWEEP_TILES.value:  # One bar per case, labelled by its config.
+      groups = [[r] for r in cases]
+      labels = [f"{r.impl}\n{config_label(r.config)}" for r in cases]
+    else:  # One group per shape, one bar per impl.
+      shapes = list(dict.fromkeys(r.shape for r in cases))
+      groups = [[r for r in cases if r.shape == s] for s in shapes]
+      labels = shapes
+    width = 0.8 / max(len(g) for g in groups)
+    for x, group in enumerate(groups):
+      for i, r in enumerate(group):
+        pos = x + (i - (len(group) - 1) / 2) * width
+        ax.bar(pos, r.tflops or 0.0, width, color=colors[r.impl])
+        if r.status != "ok":
+          ax.text(pos, 0, f" {r.status}", rotation=90, ha="center",
+                  va="bottom", fontsize=8, color="red")
+    ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=20, fontsize=8)
     ax.set_ylabel("TFLOP/s")
     ax.set_title(f"{title} - {dtype}")
-    ax.legend()
+    ax.legend(handles=[matplotlib.patches.Patch(color=c, label=impl)
+                       for impl, c in colors.items()])
   fig.tight_layout()
   fig.savefig(path, dpi=110)
-
-
-def _plot_label(row: Row) -> str:
-  if _SWEEP_TILES.value and row.impl == "tiled":
-    return f"{row.shape}\n{config_label(row.config)}"
-  return row.shape
 
 
 def build_cases(interpret):
