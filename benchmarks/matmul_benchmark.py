@@ -83,9 +83,19 @@ _SWEEP_TILES = flags.DEFINE_bool(
     "sweep_tiles", False,
     "Time the tiled kernel on one shape with square tiles "
     f"{', '.join(map(str, SWEEP_TILES))} (block_k = tile) beside jnp.matmul.")
+PRECISIONS = {
+    "default": None,
+    "highest": lax.Precision.HIGHEST,
+    "tf32x3": lax.DotAlgorithmPreset.TF32_TF32_F32_X3,
+}
 _PRECISION = flags.DEFINE_enum(
-    "precision", "default", ["default", "highest"],
-    "Matmul precision (matters for float32: default may use TF32).")
+    "precision", "default", list(PRECISIONS),
+    "Matmul precision (matters for float32: default may use TF32; tf32x3 is"
+    " the three-pass TF32 algorithm).")
+_CONFIGS = flags.DEFINE_list(
+    "configs", [],
+    "Tile configs for the Pallas impls, as labels BMxBNxBK[/wW][/sS][/gG]"
+    "[/skS][/kmajor][/align] or 'default'; each runs as its own case.")
 _INTERPRET = flags.DEFINE_enum(
     "interpret", "auto", ["auto", "true", "false"],
     "Pallas interpret mode; auto interprets exactly when there is no GPU.")
@@ -209,11 +219,12 @@ def run_case(impl: str, suite: str, problem: Problem, config, *, precision,
             dtype=problem.dtype.name,
             m=m, n=n, k=k,
             config=dataclasses.asdict(config) if config else None,
-            precision=str(precision or "default").lower(),
+            precision=_PRECISION.value,
             platform=jax.default_backend(), device=device,
             interpret=bool(interpret) and impl != "xla")
   if config is not None:
-    row.num_programs = -(-m // config.block_m) * -(-n // config.block_n)
+    row.num_programs = (-(-m // config.block_m) * -(-n // config.block_n)
+                        * config.split_k)
   if impl == "tiled":  # The naive kernel stages nothing in shared memory.
     row.shared_memory_bytes = config.shared_memory_bytes(problem.dtype)
   kwargs = dict(precision=precision)
@@ -262,13 +273,9 @@ def _fill_speedups(rows: list[Row]) -> None:
       r.speedup_vs_xla = base / r.time_us
 
 
-def config_label(config: dict[str, int] | None) -> str:
-  """128x256x64/w8/s3: block_m x block_n x block_k, warps, stages."""
-  if not config:
-    return "-"
-  c = config
-  return (f"{c['block_m']}x{c['block_n']}x{c['block_k']}"
-          f"/w{c['num_warps']}/s{c['num_stages']}")
+def config_label(config: dict[str, Any] | None) -> str:
+  """TileConfig.label of a row's config, e.g. 128x256x64/w8/s3/g8."""
+  return pallas_tiled.TileConfig(**config).label if config else "-"
 
 
 def _fmt(value, spec):
@@ -280,14 +287,14 @@ def _fmt(value, spec):
 
 def format_table(rows: list[Row]) -> str:
   header = (f"{'impl':<6} {'backend':<7} {'dtype':<8} {'MxNxK':<16}"
-            f" {'config':<18} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
+            f" {'config':<34} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
             f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
             "  status")
   lines = [header, "-" * len(header)]
   for r in rows:
     lines.append(
         f"{r.impl:<6} {r.backend:<7} {r.dtype:<8} {r.shape:<16}"
-        f" {config_label(r.config):<18} {_fmt(r.time_us, '10.1f')}"
+        f" {config_label(r.config):<34} {_fmt(r.time_us, '10.1f')}"
         f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
         f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
         f" {_fmt(r.shared_memory_bytes, '7d')} {_fmt(r.num_programs, '7d')}"
@@ -386,10 +393,24 @@ def build_cases(interpret):
   for suite, shape in shapes:
     for dtype in dtypes:
       for impl in _IMPLS.value:
-        default = DEFAULT_CONFIGS.get(impl)
-        cases.append((impl, suite, shape, dtype,
-                      default(*shape, dtype) if default else None))
+        for config in _configs_for(impl, shape, dtype):
+          cases.append((impl, suite, shape, dtype, config))
   return cases
+
+
+def _configs_for(impl, shape, dtype):
+  """The configs one impl runs on one case: --configs, or its default."""
+  if impl not in DEFAULT_CONFIGS:
+    return [None]
+  default = DEFAULT_CONFIGS[impl](*shape, dtype)
+  if not _CONFIGS.value:
+    return [default]
+  try:
+    return [default if label == "default"
+            else pallas_tiled.TileConfig.from_label(label)
+            for label in _CONFIGS.value]
+  except (ValueError, TypeError) as e:
+    raise app.UsageError(f"--configs: {e}")
 
 
 def main(argv):
@@ -397,8 +418,7 @@ def main(argv):
     raise app.UsageError(f"unexpected arguments: {argv[1:]}")
   interpret = {"auto": jax.default_backend() == "cpu", "true": True,
                "false": False}[_INTERPRET.value]
-  precision = (lax.Precision.HIGHEST if _PRECISION.value == "highest"
-               else None)
+  precision = PRECISIONS[_PRECISION.value]
   device = jax.devices()[0].device_kind
   cases = build_cases(interpret)
   mode = ("INTERPRET MODE (CPU wall clock; not kernel speed)" if interpret

@@ -3,7 +3,10 @@
 A config says how an (M, N) output is cut into (block_m, block_n) tiles, one
 grid program each, and how wide each K-phase is (block_k). `num_warps` and
 `num_stages` are the Triton knobs: threads per program and how many K-phases
-the software pipeliner keeps in flight.
+the software pipeliner keeps in flight. `group_m` orders the programs for L2
+reuse, `split_k` splits K across programs for outputs too small to fill the
+GPU, `k_major_b` stages B as Bᵀ, which TF32 matrix units need, and
+`align_operands` copies operands whose rows are not 16-byte aligned.
 
 Any positive tile is valid in interpret mode (the seeds' 3x3 and 4x4 toy
 tiles run on the CPU). The compiled Triton path has stricter rules, checked by
@@ -44,17 +47,42 @@ def _next_power_of_two(x: int) -> int:
 
 @dataclasses.dataclass(frozen=True)
 class TileConfig:
-  """Output tile (block_m x block_n), K-phase width block_k, Triton knobs."""
+  """Output tile (block_m x block_n), K-phase width block_k and kernel knobs.
+
+  num_warps, num_stages: Triton's threads per program (in warps of 32) and
+    the depth of its K-phase software pipeline.
+  group_m: programs walk the output tiles in groups of `group_m` tile rows,
+    column by column within a group, so that concurrently running programs
+    share their strips of `a` and `b` in L2 (1 is plain row-major order).
+  split_k: K is cut into `split_k` ranges computed by separate programs whose
+    float32 partial sums are added afterwards; for small M x N, large K.
+  k_major_b: B is transposed to (N, K) before the kernel so that its K-tiles
+    are K-major in shared memory, as Hopper's TF32 wgmma requires.
+  align_operands: where a row of `a` or `b` is not a multiple of 16 bytes
+    (e.g. K = 4097), copy the operands into zero-padded buffers whose rows
+    are, so that tile loads can be wide and aligned. Costs one pass over the
+    operands; the output is written in place, never copied.
+  """
 
   block_m: int
   block_n: int
   block_k: int
   num_warps: int = 4
   num_stages: int = 3
+  group_m: int = 1
+  split_k: int = 1
+  k_major_b: bool = False
+  align_operands: bool = False
 
   def __post_init__(self):
     for field in dataclasses.fields(self):
       value = getattr(self, field.name)
+      if field.type in ("bool", bool):
+        if not isinstance(value, (bool, np.bool_)):
+          raise TypeError(
+              f"TileConfig.{field.name} must be a bool, got {value!r}.")
+        object.__setattr__(self, field.name, bool(value))
+        continue
       if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(
             f"TileConfig.{field.name} must be an int, got {value!r} of type"
@@ -69,6 +97,44 @@ class TileConfig:
       raise ValueError(
           f"TileConfig.num_warps must be a power of two, got {self.num_warps}."
       )
+
+  @property
+  def label(self) -> str:
+    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align."""
+    parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",
+             f"w{self.num_warps}", f"s{self.num_stages}"]
+    if self.group_m != 1:
+      parts.append(f"g{self.group_m}")
+    if self.split_k != 1:
+      parts.append(f"sk{self.split_k}")
+    if self.k_major_b:
+      parts.append("kmajor")
+    if self.align_operands:
+      parts.append("align")
+    return "/".join(parts)
+
+  @classmethod
+  def from_label(cls, label: str) -> "TileConfig":
+    """Parses `label` back into a TileConfig (missing knobs take defaults)."""
+    blocks, *knobs = label.strip().split("/")
+    try:
+      block_m, block_n, block_k = (int(x) for x in blocks.split("x"))
+      kwargs = {}
+      for knob in knobs:
+        for prefix, name in (("sk", "split_k"), ("w", "num_warps"),
+                             ("s", "num_stages"), ("g", "group_m")):
+          if knob.startswith(prefix) and knob[len(prefix):].isdigit():
+            kwargs[name] = int(knob[len(prefix):])
+            break
+        else:
+          if knob not in ("kmajor", "align"):
+            raise ValueError(f"unknown knob {knob!r}")
+          kwargs["k_major_b" if knob == "kmajor" else "align_operands"] = True
+    except ValueError as e:
+      raise ValueError(
+          f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
+          f"[/kmajor][/align]: {e}") from None
+    return cls(block_m, block_n, block_k, **kwargs)
 
   def shared_memory_bytes(self, dtype) -> int:
     """Estimated shared memory per program: num_stages staged (A, B) K-tiles."""

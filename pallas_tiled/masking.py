@@ -8,20 +8,19 @@ partial tile, so evenly tiled shapes compile to plain, unmasked loads.
 
 from __future__ import annotations
 
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
 
-def edge_mask(axis: int, block: int, size: int):
-  """In-range positions of this program's block along grid `axis`, or None.
+def edge_mask(index, block: int, size: int):
+  """In-range positions of block number `index` along a dimension, or None.
 
-  None means every position is in range for every program (block divides
+  None means every position is in range for every block (block divides
   size), so no mask is needed.
   """
   if size % block == 0:
     return None
-  return pl.program_id(axis) * block + jnp.arange(block) < size
+  return index * block + jnp.arange(block) < size
 
 
 def tile_mask(row_mask, col_mask):

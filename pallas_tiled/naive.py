@@ -25,8 +25,8 @@ from pallas_tiled import validation
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n):
   block_m, block_n = o_ref.shape
-  row_mask = masking.edge_mask(0, block_m, m)
-  col_mask = masking.edge_mask(1, block_n, n)
+  row_mask = masking.edge_mask(pl.program_id(0), block_m, m)
+  col_mask = masking.edge_mask(pl.program_id(1), block_n, n)
 
   def rank1_update(kk, acc):
     a_col = masking.load(a_ref.at[:, kk], row_mask).astype(jnp.float32)

@@ -31,54 +31,117 @@ from pallas_tiled import masking
 from pallas_tiled import validation
 
 
-def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, precision):
-  block_m, block_n = o_ref.shape
-  row_mask = masking.edge_mask(0, block_m, m)
-  col_mask = masking.edge_mask(1, block_n, n)
+def _tile_indices(pid, *, num_m, num_n, group_m):
+  """Output tile (i, j) of program `pid` in grouped order.
+
+  Programs take `group_m` rows of tiles at a time and walk them column by
+  column, so programs that run together share strips of `a` and `b` in L2.
+  With group_m=1 this is row-major order.
+  """
+  tiles_per_group = group_m * num_n
+  group, rank = pid // tiles_per_group, pid % tiles_per_group
+  first_m = group * group_m
+  rows = jnp.minimum(num_m - first_m, group_m)
+  return first_m + rank % rows, rank // rows
+
+
+def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, split_k, tile_indices,
+            b_transposed, precision):
+  block_m, block_n = o_ref.shape[-2:]
+  i, j = tile_indices(pl.program_id(0))
+  row_mask = masking.edge_mask(i, block_m, m)
+  col_mask = masking.edge_mask(j, block_n, n)
+  # This program's strips hold its K range, a whole number of phases; only
+  # the range holding K's end may stop early, in a partial last phase.
+  k_len = k
+  if split_k > 1:
+    k_len = jnp.clip(k - pl.program_id(1) * a_ref.shape[1], 0, a_ref.shape[1])
 
   def phase(start, acc, k_mask=None):
     ks = pl.ds(start, block_k)
     a = masking.load(a_ref.at[:, ks], masking.tile_mask(row_mask, k_mask))
-    b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
-    return acc + jnp.dot(a, b, precision=precision,
-                         preferred_element_type=jnp.float32)
+    if b_transposed:  # b_ref holds Bᵀ: (block_n, K) strips, K-major tiles.
+      b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
+      contract = ((1,), (1,))
+    else:
+      b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
+      contract = ((1,), (0,))
+    return acc + lax.dot_general(a, b, (contract, ((), ())),
+                                 precision=precision,
+                                 preferred_element_type=jnp.float32)
 
   acc = jnp.zeros((block_m, block_n), jnp.float32)
-  full_phases, tail = divmod(k, block_k)
+  full_phases = k_len // block_k
   acc = lax.fori_loop(
       0, full_phases, lambda p, acc: phase(p * block_k, acc), acc)
-  if tail:  # The partial last K-phase: zero-fill columns K.. of a, rows of b.
+  if k % block_k:  # The partial last K-phase: zero-fill past K.
     start = full_phases * block_k
-    acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k)
+    acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
 
   masking.store(o_ref, acc.astype(o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
 
 
+def _aligned(a, b):
+  """Zero-pads K (and b's N) so every row starts on a 16-byte boundary."""
+  step = 16 // a.dtype.itemsize
+  (_, k), n = a.shape, b.shape[1]
+  pad_k, pad_n = -k % step, -n % step
+  if pad_k:
+    a = jnp.pad(a, ((0, 0), (0, pad_k)))
+  if pad_k or pad_n:
+    b = jnp.pad(b, ((0, pad_k), (0, pad_n)))
+  return a, b
+
+
 @functools.partial(
     jax.jit, static_argnames=("config", "precision", "out_dtype", "interpret"))
 def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
-  (m, k), n = a.shape, b.shape[1]
-  kernel = functools.partial(_kernel, m=m, n=n, k=k, block_k=config.block_k,
-                             precision=precision)
-  grid = (pl.cdiv(m, config.block_m), pl.cdiv(n, config.block_n))
-  # The strips span whole K-phases; the last one may reach past K (masked).
-  k_strip = pl.cdiv(k, config.block_k) * config.block_k
-  return pl.pallas_call(
+  c = config
+  n = b.shape[1]  # Masks and the output keep the true N.
+  if c.align_operands:
+    a, b = _aligned(a, b)
+  m, k = a.shape
+  num_m, num_n = pl.cdiv(m, c.block_m), pl.cdiv(n, c.block_n)
+  tile_indices = functools.partial(_tile_indices, num_m=num_m, num_n=num_n,
+                                   group_m=c.group_m)
+  # Each program's strips span whole K-phases: with split_k, its share of K.
+  k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
+  a_spec = pl.BlockSpec((c.block_m, k_strip),
+                        lambda t, s: (tile_indices(t)[0], s))
+  if c.k_major_b:
+    b = b.T  # An XLA transpose before the kernel: (N, K), K-major.
+    b_spec = pl.BlockSpec((c.block_n, k_strip),
+                          lambda t, s: (tile_indices(t)[1], s))
+  else:
+    b_spec = pl.BlockSpec((k_strip, c.block_n),
+                          lambda t, s: (s, tile_indices(t)[1]))
+  if c.split_k == 1:
+    out_shape = jax.ShapeDtypeStruct((m, n), out_dtype)
+    out_spec = pl.BlockSpec((c.block_m, c.block_n),
+                            lambda t, s: tile_indices(t))
+  else:  # float32 partial sums, one (M, N) slab per K range.
+    out_shape = jax.ShapeDtypeStruct((c.split_k, m, n), jnp.float32)
+    out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
+                            lambda t, s: (s, *tile_indices(t)))
+  kernel = functools.partial(
+      _kernel, m=m, n=n, k=k, block_k=c.block_k, split_k=c.split_k,
+      tile_indices=tile_indices, b_transposed=c.k_major_b,
+      precision=precision)
+  out = pl.pallas_call(
       kernel,
-      out_shape=jax.ShapeDtypeStruct((m, n), out_dtype),
-      grid=grid,
-      in_specs=[
-          pl.BlockSpec((config.block_m, k_strip), lambda i, j: (i, 0)),
-          pl.BlockSpec((k_strip, config.block_n), lambda i, j: (0, j)),
-      ],
-      out_specs=pl.BlockSpec((config.block_m, config.block_n),
-                             lambda i, j: (i, j)),
+      out_shape=out_shape,
+      grid=(num_m * num_n, c.split_k),
+      in_specs=[a_spec, b_spec],
+      out_specs=out_spec,
       compiler_params=pltriton.CompilerParams(
-          num_warps=config.num_warps, num_stages=config.num_stages),
+          num_warps=c.num_warps, num_stages=c.num_stages),
       interpret=interpret,
       name="pallas_tiled_matmul",
   )(a, b)
+  if c.split_k > 1:
+    out = out.sum(axis=0).astype(out_dtype)
+  return out
 
 
 def matmul(a, b, config: config_lib.TileConfig | None = None, *,

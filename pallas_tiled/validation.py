@@ -59,8 +59,10 @@ def _check_operand(name: str, x) -> None:
 
 
 def _canonical_precision(precision):
-  """jnp-style precision: None, a lax.Precision or its name, or a pair."""
-  if precision is None or isinstance(precision, lax.Precision):
+  """jnp-style precision: None, a lax.Precision or its name, a pair of them,
+  or a lax.DotAlgorithmPreset."""
+  if precision is None or isinstance(precision,
+                                     (lax.Precision, lax.DotAlgorithmPreset)):
     return precision
   if isinstance(precision, str):
     try:
@@ -73,7 +75,8 @@ def _canonical_precision(precision):
       return pair
   raise ValueError(
       f"precision={precision!r} is not supported; use None, a"
-      " jax.lax.Precision (or its name, e.g. 'highest'), or a pair of them."
+      " jax.lax.Precision (or its name, e.g. 'highest'), a pair of them, or a"
+      " jax.lax.DotAlgorithmPreset."
   )
 
 

@@ -79,6 +79,9 @@ BAD_FIELDS = [
     (dict(block_n=16.0), TypeError, "TileConfig.block_n must be an int"),
     (dict(num_stages=True), TypeError, "TileConfig.num_stages must be an int"),
     (dict(num_warps=3), ValueError, "num_warps must be a power of two, got 3"),
+    (dict(group_m=0), ValueError, "TileConfig.group_m must be positive, got 0"),
+    (dict(split_k=2.5), TypeError, "TileConfig.split_k must be an int"),
+    (dict(k_major_b=1), TypeError, "TileConfig.k_major_b must be a bool"),
 ]
 
 

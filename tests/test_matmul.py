@@ -120,26 +120,37 @@ def test_zero_size_dimensions_follow_jnp(impl, shape):
 # positive tile), and what the compiled path runs.
 CONFIGS = [
     pallas_tiled.TileConfig(16, 16, 16, num_warps=4, num_stages=2),
-    pallas_tiled.TileConfig(32, 64, 16, num_warps=4, num_stages=3),
-    pallas_tiled.TileConfig(64, 32, 128, num_warps=4, num_stages=2),
-    pallas_tiled.TileConfig(128, 128, 32, num_warps=8, num_stages=4),
+    pallas_tiled.TileConfig(32, 64, 16, num_warps=4, num_stages=3, group_m=3),
+    pallas_tiled.TileConfig(64, 32, 128, num_warps=4, num_stages=2,
+                            k_major_b=True),
+    pallas_tiled.TileConfig(128, 128, 32, num_warps=8, num_stages=4,
+                            group_m=8),
+    # Split-K: 150 = 5 phases of 32, so 2 splits of 3 + 2 phases (the last
+    # one partial) and 4 splits of 2 + 2 + 1 + 0 phases (one split idle).
+    pallas_tiled.TileConfig(32, 32, 32, split_k=2),
+    pallas_tiled.TileConfig(16, 64, 32, split_k=4, group_m=2, k_major_b=True),
+    pallas_tiled.TileConfig(64, 64, 32, align_operands=True),
+    pallas_tiled.TileConfig(32, 64, 64, split_k=2, k_major_b=True,
+                            align_operands=True),
 ]
-TOY_CONFIGS = [pallas_tiled.TileConfig(3, 5, 2), pallas_tiled.TileConfig(7, 1, 9)]
+TOY_CONFIGS = [
+    pallas_tiled.TileConfig(3, 5, 2),
+    pallas_tiled.TileConfig(7, 1, 9),
+    pallas_tiled.TileConfig(3, 4, 5, group_m=2, split_k=3, k_major_b=True,
+                            align_operands=True),
+]
 
 
-def _config_id(c):
-  return f"{c.block_m}x{c.block_n}x{c.block_k}w{c.num_warps}s{c.num_stages}"
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
 @pytest.mark.parametrize("impl", ["tiled", "naive"])
 def test_explicit_configs(impl, config, rng):
+  """The naive kernel takes only block_m, block_n and num_warps of these."""
   a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
   out = helpers.call_with_poisoned_output(IMPLS[impl], a, b, config=config)
   helpers.assert_matmul_close(out, a, b)
 
 
-@pytest.mark.parametrize("config", TOY_CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("config", TOY_CONFIGS, ids=lambda c: c.label)
 @pytest.mark.parametrize("impl", ["tiled", "naive"])
 def test_interpret_mode_takes_any_positive_tile(impl, config, rng):
   a, b = helpers.random_operands(rng, 10, 11, 13, jnp.float32)
