@@ -33,20 +33,13 @@ from jax import lax
 import jax.numpy as jnp
 import numpy as np
 
+import suites
 import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import config as config_lib
 from pallas_tiled import timing
+from pallas_tiled import tuning_cache
 
-SUITES = {
-    "square": ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096",
-               "8192x8192x8192"],
-    "llm": ["4096x14336x4096", "4096x4096x14336", "8192x8192x8192",
-            "16x8192x8192"],
-    "ragged": ["4097x4097x4097", "1000x1000x1000", "3000x5000x700",
-               "2047x8191x1023"],
-    "tiny": ["64x64x64", "127x129x65", "1x256x128", "200x100x300"],
-}
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
 # Dense peak TFLOP/s by device and math: 16-bit tensor cores, TF32 tensor
 # cores (float32 at default precision), plain float32 FMA (HIGHEST). From the
@@ -61,8 +54,10 @@ PEAK_TFLOPS = {
 # Above this many multiply-adds the reference is jnp.matmul at HIGHEST
 # precision in float32 on the device instead of a float64 NumPy product.
 MAX_FLOAT64_REFERENCE_MACS = 4096**3
+# What each impl runs with config=None: for tiled, the shipped table for this
+# device or the heuristic.
 DEFAULT_CONFIGS = {
-    "tiled": config_lib.default_tiled_config,
+    "tiled": tuning_cache.select_config,
     "naive": config_lib.default_naive_config,
 }
 LOWERINGS = {"tiled": "triton", "naive": "triton", "xla": "xla"}
@@ -76,7 +71,7 @@ _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
 _SHAPES = flags.DEFINE_list("shapes", [],
                             "Shapes MxNxK; if set, --suite is ignored.")
 _SUITE = flags.DEFINE_multi_enum(
-    "suite", [], list(SUITES),
+    "suite", [], list(suites.SUITES),
     "Shape suite (repeat the flag for several); the default is 'square' on a"
     " GPU, 'tiny' on a CPU.")
 _SWEEP_TILES = flags.DEFINE_bool(
@@ -149,12 +144,9 @@ class Row:
 
 def parse_shape(text: str) -> tuple[int, int, int]:
   try:
-    m, n, k = (int(part) for part in text.lower().split("x"))
-  except ValueError:
-    raise app.UsageError(f"shape {text!r} is not MxNxK, e.g. 4096x4096x4096")
-  if min(m, n, k) < 1:
-    raise app.UsageError(f"shape {text!r} needs positive dimensions")
-  return m, n, k
+    return suites.parse_shape(text)
+  except ValueError as e:
+    raise app.UsageError(str(e))
 
 
 def peak_tflops(device: str, dtype, precision) -> float | None:
@@ -359,14 +351,14 @@ def write_plot(rows: list[Row], path: str, title: str) -> None:
   fig.savefig(path, dpi=110)
 
 
-def build_cases(interpret):
+def build_cases(interpret, precision):
   """[(impl, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
     shapes = [("shapes", parse_shape(s)) for s in _SHAPES.value]
   else:
-    suites = _SUITE.value or ["tiny" if interpret else "square"]
-    shapes = [(suite, parse_shape(s)) for suite in suites
-              for s in SUITES[suite]]
+    names = _SUITE.value or ["tiny" if interpret else "square"]
+    shapes = [(suite, parse_shape(s)) for suite in names
+              for s in suites.SUITES[suite]]
   for impl in _IMPLS.value:
     if impl not in pallas_tiled.IMPLEMENTATIONS:
       raise app.UsageError(f"--impls: unknown impl {impl!r}")
@@ -384,7 +376,7 @@ def build_cases(interpret):
     for dtype in dtypes:
       cases.append(("xla", "sweep", shape, dtype, None))
       cases.append(("tiled", "sweep", shape, dtype,
-                    config_lib.default_tiled_config(*shape, dtype)))
+                    tuning_cache.select_config(*shape, dtype, precision)))
       for tile in SWEEP_TILES:
         config = pallas_tiled.TileConfig(
             tile, tile, tile, num_warps=4 if tile <= 64 else 8, num_stages=2)
@@ -393,16 +385,16 @@ def build_cases(interpret):
   for suite, shape in shapes:
     for dtype in dtypes:
       for impl in _IMPLS.value:
-        for config in _configs_for(impl, shape, dtype):
+        for config in _configs_for(impl, shape, dtype, precision):
           cases.append((impl, suite, shape, dtype, config))
   return cases
 
 
-def _configs_for(impl, shape, dtype):
+def _configs_for(impl, shape, dtype, precision):
   """The configs one impl runs on one case: --configs, or its default."""
   if impl not in DEFAULT_CONFIGS:
     return [None]
-  default = DEFAULT_CONFIGS[impl](*shape, dtype)
+  default = DEFAULT_CONFIGS[impl](*shape, dtype, precision)
   if not _CONFIGS.value:
     return [default]
   try:
@@ -420,7 +412,7 @@ def main(argv):
                "false": False}[_INTERPRET.value]
   precision = PRECISIONS[_PRECISION.value]
   device = jax.devices()[0].device_kind
-  cases = build_cases(interpret)
+  cases = build_cases(interpret, precision)
   mode = ("INTERPRET MODE (CPU wall clock; not kernel speed)" if interpret
           else "compiled, CUPTI kernel times")
   logging.info("pallas_tiled benchmark: %d cases on %s (%s), jax %s: %s",

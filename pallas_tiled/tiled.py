@@ -28,15 +28,15 @@ import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
 from pallas_tiled import masking
+from pallas_tiled import tuning_cache
 from pallas_tiled import validation
 
 
-def _tile_indices(pid, *, num_m, num_n, group_m):
-  """Output tile (i, j) of program `pid` in grouped order.
+def _grouped_tile(pid, *, num_m, num_n, group_m):
+  """Output tile (i, j) of the pid-th program in grouped order.
 
   Programs take `group_m` rows of tiles at a time and walk them column by
   column, so programs that run together share strips of `a` and `b` in L2.
-  With group_m=1 this is row-major order.
   """
   tiles_per_group = group_m * num_n
   group, rank = pid // tiles_per_group, pid % tiles_per_group
@@ -45,17 +45,30 @@ def _tile_indices(pid, *, num_m, num_n, group_m):
   return first_m + rank % rows, rank // rows
 
 
+def _grid_and_tiles(num_m, num_n, split_k, group_m):
+  """The launch grid (tiles, tiles, K ranges) and its map to tile (i, j).
+
+  group_m=1 is a plain 2-D grid (the GPU launches the first axis fastest);
+  otherwise the tiles form one grid axis, remapped into grouped order.
+  """
+  if group_m == 1:
+    return (num_m, num_n, split_k), lambda p0, p1: (p0, p1)
+  grouped = functools.partial(_grouped_tile, num_m=num_m, num_n=num_n,
+                              group_m=group_m)
+  return (num_m * num_n, 1, split_k), lambda p0, p1: grouped(p0)
+
+
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, split_k, tile_indices,
             b_transposed, precision):
   block_m, block_n = o_ref.shape[-2:]
-  i, j = tile_indices(pl.program_id(0))
+  i, j = tile_indices(pl.program_id(0), pl.program_id(1))
   row_mask = masking.edge_mask(i, block_m, m)
   col_mask = masking.edge_mask(j, block_n, n)
   # This program's strips hold its K range, a whole number of phases; only
   # the range holding K's end may stop early, in a partial last phase.
   k_len = k
   if split_k > 1:
-    k_len = jnp.clip(k - pl.program_id(1) * a_ref.shape[1], 0, a_ref.shape[1])
+    k_len = jnp.clip(k - pl.program_id(2) * a_ref.shape[1], 0, a_ref.shape[1])
 
   def phase(start, acc, k_mask=None):
     ks = pl.ds(start, block_k)
@@ -102,28 +115,27 @@ def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
   if c.align_operands:
     a, b = _aligned(a, b)
   m, k = a.shape
-  num_m, num_n = pl.cdiv(m, c.block_m), pl.cdiv(n, c.block_n)
-  tile_indices = functools.partial(_tile_indices, num_m=num_m, num_n=num_n,
-                                   group_m=c.group_m)
+  grid, tile_indices = _grid_and_tiles(
+      pl.cdiv(m, c.block_m), pl.cdiv(n, c.block_n), c.split_k, c.group_m)
   # Each program's strips span whole K-phases: with split_k, its share of K.
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   a_spec = pl.BlockSpec((c.block_m, k_strip),
-                        lambda t, s: (tile_indices(t)[0], s))
+                        lambda p0, p1, s: (tile_indices(p0, p1)[0], s))
   if c.k_major_b:
     b = b.T  # An XLA transpose before the kernel: (N, K), K-major.
     b_spec = pl.BlockSpec((c.block_n, k_strip),
-                          lambda t, s: (tile_indices(t)[1], s))
+                          lambda p0, p1, s: (tile_indices(p0, p1)[1], s))
   else:
     b_spec = pl.BlockSpec((k_strip, c.block_n),
-                          lambda t, s: (s, tile_indices(t)[1]))
+                          lambda p0, p1, s: (s, tile_indices(p0, p1)[1]))
   if c.split_k == 1:
     out_shape = jax.ShapeDtypeStruct((m, n), out_dtype)
     out_spec = pl.BlockSpec((c.block_m, c.block_n),
-                            lambda t, s: tile_indices(t))
+                            lambda p0, p1, s: tile_indices(p0, p1))
   else:  # float32 partial sums, one (M, N) slab per K range.
     out_shape = jax.ShapeDtypeStruct((c.split_k, m, n), jnp.float32)
     out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
-                            lambda t, s: (s, *tile_indices(t)))
+                            lambda p0, p1, s: (s, *tile_indices(p0, p1)))
   kernel = functools.partial(
       _kernel, m=m, n=n, k=k, block_k=c.block_k, split_k=c.split_k,
       tile_indices=tile_indices, b_transposed=c.k_major_b,
@@ -131,7 +143,7 @@ def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,
-      grid=(num_m * num_n, c.split_k),
+      grid=grid,
       in_specs=[a_spec, b_spec],
       out_specs=out_spec,
       compiler_params=pltriton.CompilerParams(
@@ -144,28 +156,44 @@ def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
   return out
 
 
-def matmul(a, b, config: config_lib.TileConfig | None = None, *,
+def _kernel_precision(precision, dtype, interpret):
+  """HIGHEST float32 runs as three-pass TF32 on the GPU: on an H200 that was
+  1.1x faster than one-pass IEEE float32 dots and 4.6x more accurate
+  (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST."""
+  if (not interpret and jnp.dtype(dtype) == jnp.float32
+      and config_lib.is_highest(precision)):
+    return lax.DotAlgorithmPreset.TF32_TF32_F32_X3
+  return precision
+
+
+def matmul(a, b, config: config_lib.TileConfig | str | None = None, *,
            precision=None, preferred_element_type=None, interpret=None):
   """`a @ b` for 2-D `a` (M, K) and `b` (K, N) with the tiled Pallas kernel.
 
   Follows jnp.matmul: the result dtype is the inputs' unless
   `preferred_element_type` sets it; float32 at default precision may use TF32
   on GPU, as XLA does, and `precision=jax.lax.Precision.HIGHEST` gives full
-  float32. Accumulation is always float32. `config=None` picks tiles with
-  `default_tiled_config`; `interpret=None` interprets on a CPU-only JAX.
+  float32 accuracy. Accumulation is always float32.
+
+  config: a TileConfig; None for the table tuned for this GPU (or the
+    heuristic `default_tiled_config`); "auto" to prefer the user's autotune
+    cache (filled by `pallas_tiled.autotune`).
+  interpret: None interprets exactly when JAX's default backend is the CPU.
   Usable inside `jax.jit`: all checks run on static shapes and dtypes.
   """
   call = validation.check_matmul_call(
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
-  validation.check_config_type(config, config_lib.TileConfig)
+  validation.check_config_type(config, config_lib.TileConfig, ("auto",))
   if call.is_empty:
     return call.empty_result()
-  if config is None:
-    config = config_lib.default_tiled_config(call.m, call.n, call.k,
-                                             call.dtype)
+  if not isinstance(config, config_lib.TileConfig):
+    config = tuning_cache.select_config(call.m, call.n, call.k, call.dtype,
+                                        call.precision, auto=config == "auto")
   if not call.interpret:
     config_lib.check_triton_tiles(config, call.dtype,
                                   validation.compute_capability())
-  return _tiled_matmul(a, b, config=config, precision=call.precision,
-                       out_dtype=call.out_dtype, interpret=call.interpret)
+  return _tiled_matmul(
+      a, b, config=config,
+      precision=_kernel_precision(call.precision, call.dtype, call.interpret),
+      out_dtype=call.out_dtype, interpret=call.interpret)

@@ -130,11 +130,13 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   )
 
 
-def check_config_type(config, config_cls) -> None:
-  if config is not None and not isinstance(config, config_cls):
-    raise TypeError(
-        f"config must be None or a {config_cls.__name__}, got {config!r}."
-    )
+def check_config_type(config, config_cls, names=()) -> None:
+  """Raises TypeError unless `config` is None, a `config_cls` or in `names`."""
+  if config is None or isinstance(config, config_cls) or (
+      isinstance(config, str) and config in names):
+    return
+  allowed = ", ".join(["None", *map(repr, names), f"a {config_cls.__name__}"])
+  raise TypeError(f"config must be one of {allowed}; got {config!r}.")
 
 
 def compute_capability() -> tuple[int, int] | None:

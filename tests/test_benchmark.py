@@ -48,7 +48,7 @@ def test_flags_parse(benchmark_module):
     assert flags.sweep_tiles and not flags.check and flags.iters == 5
     flags(["matmul_benchmark", "--suite=square", "--suite=ragged"])
     assert flags.suite == ["square", "ragged"]
-  assert set(benchmark_module.SUITES) == {"square", "llm", "ragged", "tiny"}
+  assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged", "tiny"}
 
 
 def test_help_lists_the_flags(tmp_path):

@@ -1,0 +1,86 @@
+"""Autotunes the tiled kernel over shape suites and writes a tuning cache.
+
+The H200 table shipped in `pallas_tiled/tuned/h200.json` is this binary's
+output on an H200 (merged from several runs with --merge):
+
+  python benchmarks/tune.py --suite=square --dtypes=bfloat16 \
+      --cache_out=/tmp/h200_bf16.json
+  python benchmarks/tune.py --merge=/tmp/h200_bf16.json,/tmp/h200_f32.json \
+      --cache_out=pallas_tiled/tuned/h200.json
+
+Every candidate's time and error is logged; see pallas_tiled/autotune.py.
+"""
+
+from __future__ import annotations
+
+import logging as py_logging
+
+from absl import app
+from absl import flags
+from absl import logging
+import jax
+from jax import lax
+import jax.numpy as jnp
+
+import suites
+import pallas_tiled
+from pallas_tiled import autotune
+from pallas_tiled import tuning_cache
+
+_SUITE = flags.DEFINE_multi_enum("suite", [], list(suites.SUITES),
+                                 "Shape suites to tune (repeatable).")
+_SHAPES = flags.DEFINE_list("shapes", [], "Extra shapes MxNxK to tune.")
+_DTYPES = flags.DEFINE_list("dtypes", ["bfloat16"], "Input dtypes.")
+_PRECISION = flags.DEFINE_enum("precision", "default", ["default", "highest"],
+                               "Matmul precision (float32 only).")
+_CACHE_OUT = flags.DEFINE_string(
+    "cache_out", None, "Cache file to write (default: the user cache, "
+    f"${tuning_cache.CACHE_ENV} or ~/.cache/pallas_tiled/autotune.json).")
+_MERGE = flags.DEFINE_list(
+    "merge", [], "Instead of tuning, merge these cache files into "
+    "--cache_out (later files win on equal keys).")
+_ITERS = flags.DEFINE_integer("iters", 10, "Timed runs per candidate.")
+_WARMUP = flags.DEFINE_integer("warmup", 2, "Untimed runs per candidate.")
+_FORCE = flags.DEFINE_bool("force", True, "Retune keys already cached.")
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+  cache = tuning_cache.TuningCache(_CACHE_OUT.value)
+  if _MERGE.value:
+    for path in _MERGE.value:
+      for key, entry in tuning_cache.TuningCache(path).entries.items():
+        record = {k: v for k, v in entry.items() if k != "config"}
+        cache.store(key, pallas_tiled.TileConfig(**entry["config"]),
+                    **record)
+    logging.info("merged %d files into %s: %d entries", len(_MERGE.value),
+                 cache.path, len(cache.entries))
+    return 0
+  # autotune logs every candidate through Python logging.
+  py_logging.getLogger(autotune.__name__).setLevel(py_logging.INFO)
+  shapes = [suites.parse_shape(s) for name in _SUITE.value
+            for s in suites.SUITES[name]]
+  shapes += [suites.parse_shape(s) for s in _SHAPES.value]
+  precision = lax.Precision.HIGHEST if _PRECISION.value == "highest" else None
+  device = jax.devices()[0].device_kind
+  done = set()
+  for m, n, k in shapes:
+    for name in _DTYPES.value:
+      dtype = jnp.dtype(name)
+      key = tuning_cache.cache_key(device, dtype, precision, m, n, k)
+      if key in done:  # Shapes in one bucket share an entry: tune once.
+        continue
+      done.add(key)
+      best = autotune.autotune((m, k), (k, n), dtype, precision=precision,
+                               iterations=_ITERS.value, warmup=_WARMUP.value,
+                               cache=cache, force=_FORCE.value)
+      entry = cache.entries[key]
+      logging.info("TUNED %s -> %s (%.1f us)", key, best.label,
+                   entry["time_us"])
+  logging.info("wrote %s: %d entries", cache.path, len(cache.entries))
+  return 0
+
+
+if __name__ == "__main__":
+  app.run(main)

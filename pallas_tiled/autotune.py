@@ -1,0 +1,139 @@
+"""Autotuning: time candidate TileConfigs, keep the fastest correct one.
+
+`autotune(a_shape, b_shape, dtype)` runs each of `candidate_configs(...)` on
+random normal inputs (CUPTI kernel time on a GPU, wall clock in interpret
+mode), rejects any whose result misses the accuracy tolerance, and stores the
+fastest in the tuning cache (`tuning_cache.py`), keyed by device, dtype,
+precision and shape bucket. `matmul(..., config="auto")` reads that cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_tiled import accuracy
+from pallas_tiled import config as config_lib
+from pallas_tiled import tiled
+from pallas_tiled import timing
+from pallas_tiled import tuning_cache
+from pallas_tiled import validation
+
+log = logging.getLogger(__name__)
+
+TileConfig = config_lib.TileConfig
+
+
+def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
+                      compute_capability=(9, 0)) -> list[TileConfig]:
+  """Configs worth timing for one problem, the heuristic's choice first.
+
+  Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
+  rather than a full product, so that tuning one shape costs 8 to 19
+  compiles.
+  Every candidate passes `check_triton_tiles` for `compute_capability`.
+  """
+  wide = np.dtype(dtype).itemsize == 4
+  bk = 32 if wide else 64
+  step = 16 // np.dtype(dtype).itemsize
+  unaligned = bool(k % step or n % step)
+  # K-major B: float32 always (TF32 needs it); 16-bit tries both where rows
+  # are unaligned (aligned copies of Bᵀ come with the transpose).
+  kmajors = [True] if wide else ([False, True] if unaligned else [False])
+  candidates = [config_lib.default_tiled_config(m, n, k, dtype, precision)]
+  if m <= 64:
+    bm = min(64, max(16, 1 << (m - 1).bit_length()))
+    for (bn, bkk), stages, split in (
+        ((64, 2 * bk), 4, 1), ((64, 2 * bk), 4, 2), ((128, 2 * bk), 4, 1),
+        ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),
+        ((128, bk), 5, 4), ((64, 2 * bk), 3, 4)):
+      for kmajor in kmajors:
+        candidates.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
+                                     k_major_b=kmajor,
+                                     align_operands=unaligned))
+  else:
+    shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
+              (128, 64, 4), (64, 128, 4)]
+    if wide:
+      shapes = [(128, 128, 4), (128, 128, 8), (256, 128, 8), (64, 128, 4),
+                (128, 64, 4), (64, 64, 4)]
+    for bm, bn, warps in shapes:
+      for stages in (3, 4):
+        for kmajor in kmajors:
+          if kmajor and not wide and stages == 4:
+            continue  # Keeps unaligned 16-bit tuning to 18 compiles.
+          candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
+                                       k_major_b=kmajor,
+                                       align_operands=unaligned))
+  valid = []
+  for c in dict.fromkeys(candidates):  # Unique, in order.
+    try:
+      config_lib.check_triton_tiles(c, dtype, compute_capability)
+    except ValueError:
+      continue
+    tiles = -(-m // c.block_m) * -(-n // c.block_n)
+    if c is candidates[0] or tiles >= config_lib.SM_COUNT // 4 or m <= 64:
+      valid.append(c)
+  return valid
+
+
+def autotune(a_shape, b_shape, dtype, *, precision=None, candidates=None,
+             iterations: int = 10, warmup: int = 2, cache=None,
+             force: bool = False) -> TileConfig:
+  """Times candidates for `a_shape @ b_shape` and returns the fastest correct.
+
+  Results are cached on disk per (device, dtype, precision, shape bucket);
+  a cached entry is returned without timing unless `force`. `cache` is a
+  `tuning_cache.TuningCache` (default: the user cache). Each candidate's
+  result is checked against jnp.matmul at HIGHEST precision; a candidate
+  that fails to compile, run or match is skipped, with a log line.
+  """
+  key_a, key_b = jax.random.split(jax.random.key(0))
+  a = jax.random.normal(key_a, tuple(a_shape), jnp.float32).astype(dtype)
+  b = jax.random.normal(key_b, tuple(b_shape), jnp.float32).astype(dtype)
+  call = validation.check_matmul_call(a, b, precision=precision)
+  if call.is_empty:
+    raise ValueError(f"nothing to tune for a zero-size problem: a_shape="
+                     f"{tuple(a_shape)}, b_shape={tuple(b_shape)}.")
+  cache = cache if cache is not None else tuning_cache.user_cache()
+  device = jax.devices()[0].device_kind
+  key = tuning_cache.cache_key(device, call.dtype, call.precision, call.m,
+                               call.n, call.k)
+  if not force and (hit := cache.lookup(key)) is not None:
+    return hit
+  if candidates is None:
+    candidates = candidate_configs(
+        call.m, call.n, call.k, call.dtype, call.precision,
+        validation.compute_capability() or (9, 0))
+  reference = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
+                         precision=lax.Precision.HIGHEST)
+  tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
+  best, best_us, method = None, float("inf"), ""
+  for config in candidates:
+    fn = functools.partial(tiled.matmul, config=config,
+                           precision=call.precision, interpret=call.interpret)
+    try:
+      result = timing.measure(fn, a, b, iterations=iterations, warmup=warmup)
+    except Exception as e:  # pylint: disable=broad-except
+      log.info("%s %s: error %s: %s", key, config.label, type(e).__name__,
+               str(e).splitlines()[0][:200] if str(e) else "")
+      continue
+    err = accuracy.relative_error(result.result, reference)
+    status = "ok" if err <= tol else f"WRONG (tolerance {tol:.2e})"
+    log.info("%s %s: %.1f us, rel_err %.2e %s", key, config.label,
+             result.median_us, err, status)
+    if status == "ok" and result.median_us < best_us:
+      best, best_us, method = config, result.median_us, result.method
+  if best is None:
+    raise RuntimeError(f"autotune: no candidate ran correctly for {key}; "
+                       "see the log for each candidate's error.")
+  cache.store(key, best, time_us=best_us, shape=[call.m, call.n, call.k],
+              candidates=len(candidates), timing=method,
+              jax_version=jax.__version__)
+  log.info("%s best %s: %.1f us", key, best.label, best_us)
+  return best

@@ -1,0 +1,174 @@
+"""Tuned configs on disk: cache keys, the JSON cache file, the shipped tables.
+
+An entry maps a key (device, dtype, precision, shape bucket) to the best
+TileConfig the autotuner found there and the time it measured. The user's
+cache lives at $PALLAS_TILED_CACHE, or ~/.cache/pallas_tiled/autotune.json.
+Tables for known devices ship in `pallas_tiled/tuned/` in the same format:
+they are the autotuner's own output on that device.
+
+A cache file that cannot be read as such is never used: it raises a
+`CorruptCacheWarning` naming the file and the problem, lookups miss, and the
+next store moves it aside to `<name>.corrupt` before writing a fresh file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import tempfile
+import warnings
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+
+from pallas_tiled import config as config_lib
+
+CACHE_ENV = "PALLAS_TILED_CACHE"
+FORMAT_VERSION = 1
+SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
+_TUNED_DIR = pathlib.Path(__file__).parent / "tuned"
+
+
+class CorruptCacheWarning(UserWarning):
+  """A tuning cache file exists but is not a valid cache; it is ignored."""
+
+
+def default_cache_path() -> pathlib.Path:
+  path = os.environ.get(CACHE_ENV)
+  if path:
+    return pathlib.Path(path)
+  return pathlib.Path.home() / ".cache" / "pallas_tiled" / "autotune.json"
+
+
+def precision_name(precision, dtype) -> str:
+  """The precision part of a key; 16-bit inputs ignore precision."""
+  if jnp.dtype(dtype).itemsize == 2 or precision is None:
+    return "default"
+  if isinstance(precision, (lax.Precision, lax.DotAlgorithmPreset)):
+    return precision.name.lower()
+  return "+".join(p.name.lower() for p in precision)
+
+
+def shape_bucket(m: int, n: int, k: int, dtype) -> str:
+  """Dimensions rounded up to powers of two, and whether rows are aligned.
+
+  Rows whose byte length is not a multiple of 16 (K for `a`, N for `b`) make
+  a different problem (no wide aligned loads), so they get their own bucket.
+  """
+  dims = "x".join(str(1 << max(4, (d - 1).bit_length())) for d in (m, n, k))
+  step = 16 // jnp.dtype(dtype).itemsize
+  return dims if k % step == 0 and n % step == 0 else dims + "-unaligned"
+
+
+def cache_key(device: str, dtype, precision, m: int, n: int, k: int) -> str:
+  return "|".join((device, jnp.dtype(dtype).name,
+                   precision_name(precision, dtype),
+                   shape_bucket(m, n, k, dtype)))
+
+
+def _parse(text: str) -> dict[str, dict]:
+  """The entries of a cache file's text; ValueError if it is not one."""
+  data = json.loads(text)
+  if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
+    raise ValueError(f"expected a JSON object with \"version\":"
+                     f" {FORMAT_VERSION}")
+  entries = data.get("entries")
+  if not isinstance(entries, dict):
+    raise ValueError("expected an \"entries\" object")
+  for key, entry in entries.items():
+    try:
+      config_lib.TileConfig(**entry["config"])
+      float(entry["time_us"])
+    except (KeyError, TypeError, ValueError) as e:
+      raise ValueError(f"entry {key!r} is not a valid tuned config: {e}")
+  return entries
+
+
+class TuningCache:
+  """One cache file: read once, written atomically on every store."""
+
+  def __init__(self, path: str | os.PathLike | None = None):
+    self.path = pathlib.Path(path) if path else default_cache_path()
+    self._entries: dict[str, dict] | None = None
+    self._corrupt = False
+
+  @property
+  def entries(self) -> dict[str, dict]:
+    if self._entries is None:
+      self._entries = {}
+      if self.path.exists():
+        try:
+          self._entries = _parse(self.path.read_text())
+        except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError too.
+          self._corrupt = True
+          warnings.warn(
+              f"pallas_tiled: ignoring corrupt tuning cache {self.path}: {e}."
+              " Its configs are not used; the next autotune result moves it"
+              f" to {self.path.name}.corrupt. Delete it, or point"
+              f" ${CACHE_ENV} at another file.", CorruptCacheWarning,
+              stacklevel=3)
+    return self._entries
+
+  def lookup(self, key: str) -> config_lib.TileConfig | None:
+    entry = self.entries.get(key)
+    return None if entry is None else config_lib.TileConfig(**entry["config"])
+
+  def store(self, key: str, config: config_lib.TileConfig,
+            **record) -> None:
+    entries = self.entries
+    entries[key] = {"config": dataclasses.asdict(config), **record}
+    self.path.parent.mkdir(parents=True, exist_ok=True)
+    if self._corrupt:
+      os.replace(self.path, self.path.with_name(self.path.name + ".corrupt"))
+      self._corrupt = False
+    text = json.dumps({"version": FORMAT_VERSION, "entries": entries},
+                      indent=1, sort_keys=True)
+    with tempfile.NamedTemporaryFile("w", dir=self.path.parent, delete=False,
+                                     suffix=".tmp") as f:
+      f.write(text + "\n")
+    os.replace(f.name, self.path)
+
+
+_shipped: dict[str, TuningCache] = {}
+
+
+def shipped_table(device: str) -> TuningCache | None:
+  """The tuned table that ships for `device`, if there is one."""
+  name = SHIPPED_TABLES.get(device)
+  if name is None or not (_TUNED_DIR / name).exists():
+    return None
+  if device not in _shipped:
+    _shipped[device] = TuningCache(_TUNED_DIR / name)
+  return _shipped[device]
+
+
+_user_caches: dict[pathlib.Path, TuningCache] = {}
+
+
+def user_cache() -> TuningCache:
+  """The cache at default_cache_path(), read once per path per process."""
+  path = default_cache_path()
+  if path not in _user_caches:
+    _user_caches[path] = TuningCache(path)
+  return _user_caches[path]
+
+
+def select_config(m: int, n: int, k: int, dtype, precision=None, *,
+                  auto: bool = False) -> config_lib.TileConfig:
+  """The config `matmul` runs when given config=None (or "auto").
+
+  "auto" looks in the user's autotune cache first. Both then look in the
+  table shipped for this device, and fall back to `default_tiled_config`.
+  """
+  device = jax.devices()[0].device_kind
+  key = cache_key(device, dtype, precision, m, n, k)
+  caches = [user_cache()] if auto else []
+  caches.append(shipped_table(device))
+  for cache in caches:
+    found = cache.lookup(key) if cache is not None else None
+    if found is not None:
+      return found
+  return config_lib.default_tiled_config(m, n, k, dtype, precision)

@@ -1,0 +1,158 @@
+"""The autotuner and its cache, on the CPU: candidates, round trips, errors."""
+
+import json
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import pytest
+
+import pallas_tiled
+from pallas_tiled import autotune
+from pallas_tiled import config as config_lib
+from pallas_tiled import tuning_cache
+from tests import helpers
+
+SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
+          (4097, 4097, 4097), (7, 129, 1000), (3000, 5000, 700)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype, precision",
+                         [(jnp.bfloat16, None), (jnp.float16, None),
+                          (jnp.float32, None),
+                          (jnp.float32, lax.Precision.HIGHEST)],
+                         ids=["bf16", "f16", "f32", "f32-highest"])
+def test_candidates_are_valid_unique_and_start_with_the_heuristic(
+    shape, dtype, precision):
+  candidates = autotune.candidate_configs(*shape, dtype, precision)
+  assert candidates[0] == config_lib.default_tiled_config(*shape, dtype,
+                                                          precision)
+  assert len(candidates) == len(set(candidates))
+  assert 4 <= len(candidates) <= 20
+  for c in candidates:
+    config_lib.check_triton_tiles(c, dtype, (9, 0))
+    step = 16 // jnp.dtype(dtype).itemsize
+    assert c.align_operands == bool(shape[2] % step or shape[1] % step)
+    if dtype == jnp.float32:
+      assert c.k_major_b  # TF32 wgmma needs K-major B.
+
+
+def test_skinny_candidates_split_k():
+  candidates = autotune.candidate_configs(16, 8192, 8192, jnp.bfloat16)
+  assert {c.split_k for c in candidates} >= {1, 2, 4}
+  assert all(c.block_m == 16 for c in candidates)
+
+
+def test_shape_buckets_separate_unaligned_rows():
+  bucket = tuning_cache.shape_bucket
+  assert bucket(4096, 4096, 4096, jnp.bfloat16) == "4096x4096x4096"
+  assert bucket(3000, 5000, 1000, jnp.bfloat16) == "4096x8192x1024"
+  assert bucket(4097, 4097, 4097, jnp.bfloat16) == "8192x8192x8192-unaligned"
+  assert bucket(1, 4, 4, jnp.float32) == "16x16x16"
+  # 700 float32 is 2800 bytes, a multiple of 16; 700 bfloat16 is not.
+  assert bucket(3000, 5000, 700, jnp.float32) == "4096x8192x1024"
+  assert bucket(3000, 5000, 700, jnp.bfloat16).endswith("-unaligned")
+
+
+def test_cache_keys_name_device_dtype_precision_and_bucket():
+  key = tuning_cache.cache_key("NVIDIA H200", jnp.float32,
+                               lax.Precision.HIGHEST, 4096, 4096, 4096)
+  assert key == "NVIDIA H200|float32|highest|4096x4096x4096"
+  # 16-bit inputs ignore precision.
+  assert tuning_cache.cache_key("cpu", jnp.bfloat16, lax.Precision.HIGHEST,
+                                1, 2, 3).split("|")[2] == "default"
+
+
+def test_cache_round_trip(tmp_path):
+  path = tmp_path / "sub" / "cache.json"
+  config = pallas_tiled.TileConfig(64, 128, 32, 4, 4, group_m=16, split_k=2,
+                                   k_major_b=True, align_operands=True)
+  tuning_cache.TuningCache(path).store("k1", config, time_us=12.5)
+  reread = tuning_cache.TuningCache(path)
+  assert reread.lookup("k1") == config
+  assert reread.lookup("missing") is None
+  assert reread.entries["k1"]["time_us"] == 12.5
+  assert json.loads(path.read_text())["version"] == 1
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [("{not json", "Expecting property name"),
+     ('{"version": 1, "entries": []}', "entries"),
+     ('{"version": 1, "entries": {"k": {"config": {"block_m": 0, "block_n":'
+      ' 16, "block_k": 16}, "time_us": 1}}}', "must be positive"),
+     ('[1, 2]', "version")],
+    ids=["bad-json", "entries-not-object", "invalid-config", "not-an-object"])
+def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
+    tmp_path, text, problem):
+  path = tmp_path / "cache.json"
+  path.write_text(text)
+  cache = tuning_cache.TuningCache(path)
+  with pytest.warns(tuning_cache.CorruptCacheWarning) as warned:
+    assert cache.lookup("k") is None
+  message = str(warned[0].message)
+  assert str(path) in message and problem in message
+  config = pallas_tiled.TileConfig(16, 16, 16)
+  cache.store("k", config, time_us=1.0)
+  assert (tmp_path / "cache.json.corrupt").read_text() == text
+  assert tuning_cache.TuningCache(path).lookup("k") == config
+
+
+def test_matmul_auto_survives_a_corrupt_cache(tmp_path, monkeypatch, rng):
+  path = tmp_path / "cache.json"
+  path.write_text("garbage")
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(path))
+  a, b = helpers.random_operands(rng, 33, 17, 65, jnp.float32)
+  with pytest.warns(tuning_cache.CorruptCacheWarning):
+    out = pallas_tiled.matmul(a, b, config="auto")
+  helpers.assert_matmul_close(out, a, b)
+
+
+def test_autotune_picks_a_candidate_caches_it_and_auto_uses_it(
+    tmp_path, monkeypatch, rng):
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  candidates = [pallas_tiled.TileConfig(16, 16, 16),
+                pallas_tiled.TileConfig(8, 32, 16, split_k=2)]
+  best = autotune.autotune((40, 70), (70, 24), jnp.float32,
+                           candidates=candidates, iterations=2, warmup=1)
+  assert best in candidates
+  device = jax.devices()[0].device_kind
+  key = tuning_cache.cache_key(device, jnp.float32, None, 40, 24, 70)
+  entry = json.loads((tmp_path / "cache.json").read_text())["entries"][key]
+  assert pallas_tiled.TileConfig(**entry["config"]) == best
+  assert entry["time_us"] > 0
+  # A cached key returns without timing anything.
+  monkeypatch.setattr(autotune.timing, "measure", None)
+  assert autotune.autotune((40, 70), (70, 24), jnp.float32) == best
+  # config="auto" finds it for any shape in the bucket.
+  assert tuning_cache.select_config(33, 20, 65, jnp.float32,
+                                    auto=True) == best
+  a, b = helpers.random_operands(rng, 33, 20, 65, jnp.float32)
+  helpers.assert_matmul_close(pallas_tiled.matmul(a, b, config="auto"), a, b)
+
+
+def test_autotune_skips_failing_candidates(tmp_path, monkeypatch):
+  """A candidate that raises (say, a compile error) is logged and skipped."""
+  good = pallas_tiled.TileConfig(16, 16, 16)
+  failing = pallas_tiled.TileConfig(32, 32, 32)
+  matmul = autotune.tiled.matmul
+
+  def fails_for_one_config(a, b, config, **kwargs):
+    if config == failing:
+      raise RuntimeError("out of resources")
+    return matmul(a, b, config, **kwargs)
+
+  monkeypatch.setattr(autotune.tiled, "matmul", fails_for_one_config)
+  cache = tuning_cache.TuningCache(tmp_path / "cache.json")
+  assert autotune.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
+                           candidates=[failing, good], iterations=1,
+                           warmup=1) == good
+  with pytest.raises(RuntimeError, match="no candidate ran correctly"):
+    autotune.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
+                      candidates=[failing], force=True)
+
+
+def test_autotune_rejects_bad_shapes():
+  with pytest.raises(ValueError, match="inner dimensions"):
+    autotune.autotune((4, 5), (6, 7), jnp.float32)
