@@ -42,9 +42,12 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   bk = 32 if wide else 64
   step = 16 // np.dtype(dtype).itemsize
   unaligned = bool(k % step or n % step)
-  # K-major B: float32 always (TF32 needs it); 16-bit tries both where rows
-  # are unaligned (aligned copies of Bᵀ come with the transpose).
+  # K-major B: float32 (TF32 needs it) unless skinny, where the transpose
+  # pass can cost more than the product; 16-bit tries both where rows are
+  # unaligned (aligned copies of Bᵀ come with the transpose).
   kmajors = [True] if wide else ([False, True] if unaligned else [False])
+  if wide and m <= 64:
+    kmajors = [False, True]
   candidates = [config_lib.default_tiled_config(m, n, k, dtype, precision)]
   if m <= 64:
     bm = min(64, max(16, 1 << (m - 1).bit_length()))

@@ -204,14 +204,17 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
     128x256).
   * Skinny outputs (M <= 64, decode): narrow 64-column tiles with deep
     K-phases; split K when there are too few tiles for the SMs.
-  * float32 stages B K-major (TF32 and three-pass TF32 wgmma need it).
+  * float32 stages B K-major (TF32 and three-pass TF32 wgmma need it),
+    except for skinny outputs: there the product only streams B once, and a
+    transpose pass would cost more than the product (16x8192x8192 ran 3.3x
+    slower than jnp.matmul with it).
   * Rows that are not 16-byte multiples get aligned copies.
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   wide = np.dtype(dtype).itemsize == 4
   step = 16 // np.dtype(dtype).itemsize
   block_k = 32 if wide else 64
-  common = dict(k_major_b=wide,
+  common = dict(k_major_b=wide and m > 64,
                 align_operands=bool(k % step or n % step))
   if m <= 64:
     block_m, block_n = _fit(m, MIN_DOT_DIM, 64), _fit(n, MIN_DOT_DIM, 64)
