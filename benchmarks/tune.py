@@ -8,7 +8,7 @@ output on an H200 (merged from several runs with --merge):
   python benchmarks/tune.py --merge=/tmp/h200_bf16.json,/tmp/h200_f32.json \
       --cache_out=pallas_tiled/tuned/h200.json
 
-Every candidate's time and error is logged; see pallas_tiled/autotune.py.
+Every candidate's time and error is logged; see pallas_tiled/tuning.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import jax.numpy as jnp
 
 import suites
 import pallas_tiled
-from pallas_tiled import autotune
+from pallas_tiled import tuning
 from pallas_tiled import tuning_cache
 
 _SUITE = flags.DEFINE_multi_enum("suite", [], list(suites.SUITES),
@@ -57,8 +57,8 @@ def main(argv):
     logging.info("merged %d files into %s: %d entries", len(_MERGE.value),
                  cache.path, len(cache.entries))
     return 0
-  # autotune logs every candidate through Python logging.
-  py_logging.getLogger(autotune.__name__).setLevel(py_logging.INFO)
+  # tuning.autotune logs every candidate through Python logging.
+  py_logging.getLogger(tuning.__name__).setLevel(py_logging.INFO)
   shapes = [suites.parse_shape(s) for name in _SUITE.value
             for s in suites.SUITES[name]]
   shapes += [suites.parse_shape(s) for s in _SHAPES.value]
@@ -72,7 +72,7 @@ def main(argv):
       if key in done:  # Shapes in one bucket share an entry: tune once.
         continue
       done.add(key)
-      best = autotune.autotune((m, k), (k, n), dtype, precision=precision,
+      best = tuning.autotune((m, k), (k, n), dtype, precision=precision,
                                iterations=_ITERS.value, warmup=_WARMUP.value,
                                cache=cache, force=_FORCE.value)
       entry = cache.entries[key]

@@ -5,6 +5,9 @@ from pallas_tiled.config import default_naive_config
 from pallas_tiled.config import default_tiled_config
 from pallas_tiled.naive import naive_matmul
 from pallas_tiled.tiled import matmul
+from pallas_tiled.tuning import autotune
+from pallas_tiled.tuning import candidate_configs
+from pallas_tiled.tuning_cache import CorruptCacheWarning
 from pallas_tiled.xla import xla_matmul
 
 # Every implementation shares one signature:
@@ -18,7 +21,10 @@ IMPLEMENTATIONS = {
 
 __all__ = [
     "IMPLEMENTATIONS",
+    "CorruptCacheWarning",
     "TileConfig",
+    "autotune",
+    "candidate_configs",
     "default_naive_config",
     "default_tiled_config",
     "matmul",

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
-from pallas_tiled import autotune
+from pallas_tiled import tuning
 from pallas_tiled import config as config_lib
 from pallas_tiled import tuning_cache
 from tests import helpers
@@ -25,7 +25,7 @@ SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
                          ids=["bf16", "f16", "f32", "f32-highest"])
 def test_candidates_are_valid_unique_and_start_with_the_heuristic(
     shape, dtype, precision):
-  candidates = autotune.candidate_configs(*shape, dtype, precision)
+  candidates = tuning.candidate_configs(*shape, dtype, precision)
   assert candidates[0] == config_lib.default_tiled_config(*shape, dtype,
                                                           precision)
   assert len(candidates) == len(set(candidates))
@@ -41,7 +41,7 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
 
 
 def test_skinny_candidates_split_k():
-  candidates = autotune.candidate_configs(16, 8192, 8192, jnp.bfloat16)
+  candidates = tuning.candidate_configs(16, 8192, 8192, jnp.bfloat16)
   assert {c.split_k for c in candidates} >= {1, 2, 4}
   assert all(c.block_m == 16 for c in candidates)
 
@@ -116,7 +116,7 @@ def test_autotune_picks_a_candidate_caches_it_and_auto_uses_it(
   monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
   candidates = [pallas_tiled.TileConfig(16, 16, 16),
                 pallas_tiled.TileConfig(8, 32, 16, split_k=2)]
-  best = autotune.autotune((40, 70), (70, 24), jnp.float32,
+  best = tuning.autotune((40, 70), (70, 24), jnp.float32,
                            candidates=candidates, iterations=2, warmup=1)
   assert best in candidates
   device = jax.devices()[0].device_kind
@@ -125,8 +125,8 @@ def test_autotune_picks_a_candidate_caches_it_and_auto_uses_it(
   assert pallas_tiled.TileConfig(**entry["config"]) == best
   assert entry["time_us"] > 0
   # A cached key returns without timing anything.
-  monkeypatch.setattr(autotune.timing, "measure", None)
-  assert autotune.autotune((40, 70), (70, 24), jnp.float32) == best
+  monkeypatch.setattr(tuning.timing, "measure", None)
+  assert tuning.autotune((40, 70), (70, 24), jnp.float32) == best
   # config="auto" finds it for any shape in the bucket.
   assert tuning_cache.select_config(33, 20, 65, jnp.float32,
                                     auto=True) == best
@@ -138,23 +138,23 @@ def test_autotune_skips_failing_candidates(tmp_path, monkeypatch):
   """A candidate that raises (say, a compile error) is logged and skipped."""
   good = pallas_tiled.TileConfig(16, 16, 16)
   failing = pallas_tiled.TileConfig(32, 32, 32)
-  matmul = autotune.tiled.matmul
+  matmul = tuning.tiled.matmul
 
   def fails_for_one_config(a, b, config, **kwargs):
     if config == failing:
       raise RuntimeError("out of resources")
     return matmul(a, b, config, **kwargs)
 
-  monkeypatch.setattr(autotune.tiled, "matmul", fails_for_one_config)
+  monkeypatch.setattr(tuning.tiled, "matmul", fails_for_one_config)
   cache = tuning_cache.TuningCache(tmp_path / "cache.json")
-  assert autotune.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
+  assert tuning.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
                            candidates=[failing, good], iterations=1,
                            warmup=1) == good
   with pytest.raises(RuntimeError, match="no candidate ran correctly"):
-    autotune.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
+    tuning.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
                       candidates=[failing], force=True)
 
 
 def test_autotune_rejects_bad_shapes():
   with pytest.raises(ValueError, match="inner dimensions"):
-    autotune.autotune((4, 5), (6, 7), jnp.float32)
+    tuning.autotune((4, 5), (6, 7), jnp.float32)
