@@ -27,7 +27,8 @@ class MatmulCall(NamedTuple):
   k: int
   dtype: np.dtype
   out_dtype: np.dtype
-  precision: lax.Precision | tuple[lax.Precision, lax.Precision] | None
+  precision: (lax.Precision | tuple[lax.Precision, lax.Precision]
+              | lax.DotAlgorithmPreset | None)
   interpret: bool
 
   @property
