@@ -4,7 +4,6 @@ Compiled on a GPU, interpreted on the CPU: the same bodies, with larger
 shapes on the GPU where they cost nothing.
 """
 
-import functools
 
 import jax
 from jax import lax
