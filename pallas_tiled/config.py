@@ -44,7 +44,7 @@ def _is_power_of_two(x: int) -> bool:
   return x > 0 and x & (x - 1) == 0
 
 
-def _next_power_of_two(x: int) -> int:
+def next_power_of_two(x: int) -> int:
   return 1 << max(0, int(x) - 1).bit_length()
 
 
@@ -153,7 +153,7 @@ def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
     if not _is_power_of_two(value):
       raise ValueError(
           f"config.{name}={value} is not a power of two, which {why}."
-          f" Try {_next_power_of_two(value)}, or run with interpret=True."
+          f" Try {next_power_of_two(value)}, or run with interpret=True."
       )
 
 
@@ -181,9 +181,21 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
     )
 
 
-def _fit(dim: int, lo: int, hi: int) -> int:
+def fit_block(dim: int, lo: int, hi: int) -> int:
   """The power of two nearest above `dim`, clamped to [lo, hi]."""
-  return min(hi, max(lo, _next_power_of_two(dim)))
+  return min(hi, max(lo, next_power_of_two(dim)))
+
+
+def rows_alignment(dtype) -> int:
+  """Elements per 16 bytes: rows whose length is not a multiple of this
+  cannot be loaded with wide, aligned accesses."""
+  return 16 // np.dtype(dtype).itemsize
+
+
+def has_unaligned_rows(n: int, k: int, dtype) -> bool:
+  """Whether a row of `a` (K long) or of `b` (N long) is not 16-byte aligned."""
+  step = rows_alignment(dtype)
+  return bool(k % step or n % step)
 
 
 def is_highest(precision) -> bool:
@@ -212,27 +224,26 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   wide = np.dtype(dtype).itemsize == 4
-  step = 16 // np.dtype(dtype).itemsize
   block_k = 32 if wide else 64
   common = dict(k_major_b=wide and m > 64,
-                align_operands=bool(k % step or n % step))
+                align_operands=has_unaligned_rows(n, k, dtype))
   if m <= 64:
-    block_m, block_n = _fit(m, MIN_DOT_DIM, 64), _fit(n, MIN_DOT_DIM, 64)
+    block_m, block_n = fit_block(m, MIN_DOT_DIM, 64), fit_block(n, MIN_DOT_DIM, 64)
     tiles = -(-m // block_m) * -(-n // block_n)
     split_k = 1
     while tiles * split_k * 2 <= SM_COUNT and k // (split_k * 2) >= 1024:
       split_k *= 2
-    return TileConfig(block_m, block_n, _fit(k, MIN_DOT_DIM, 2 * block_k),
+    return TileConfig(block_m, block_n, fit_block(k, MIN_DOT_DIM, 2 * block_k),
                       num_warps=4, num_stages=4, split_k=split_k, **common)
   block_n = 128 if wide else 256
   if -(-m // 128) * -(-n // block_n) < SM_COUNT // 2:
-    return TileConfig(_fit(m, MIN_DOT_DIM, 128), _fit(n, MIN_DOT_DIM, 64),
-                      _fit(k, MIN_DOT_DIM, block_k), num_warps=4,
+    return TileConfig(fit_block(m, MIN_DOT_DIM, 128), fit_block(n, MIN_DOT_DIM, 64),
+                      fit_block(k, MIN_DOT_DIM, block_k), num_warps=4,
                       num_stages=4, **common)
   if wide and is_highest(precision):
     return TileConfig(64, 128, 32, num_warps=4, num_stages=4, group_m=16,
                       **common)
-  return TileConfig(128, block_n, _fit(k, MIN_DOT_DIM, block_k),
+  return TileConfig(128, block_n, fit_block(k, MIN_DOT_DIM, block_k),
                     num_warps=4 if wide else 8, num_stages=4 if wide else 3,
                     group_m=16, **common)
 
@@ -241,5 +252,5 @@ def default_naive_config(m: int, n: int, k: int, dtype,
                          precision=None) -> TileConfig:
   """The naive kernel's tiles: 32x32 outputs per program, like a 2-D block."""
   del k, dtype, precision  # The naive kernel stages nothing along K.
-  return TileConfig(_fit(m, 1, 32), _fit(n, 1, 32), 1, num_warps=4,
+  return TileConfig(fit_block(m, 1, 32), fit_block(n, 1, 32), 1, num_warps=4,
                     num_stages=1)

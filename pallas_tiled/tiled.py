@@ -100,7 +100,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, split_k, tile_indices,
 
 def _aligned(a, b):
   """Zero-pads K (and b's N) so every row starts on a 16-byte boundary."""
-  step = 16 // a.dtype.itemsize
+  step = config_lib.rows_alignment(a.dtype)
   (_, k), n = a.shape, b.shape[1]
   pad_k, pad_n = -k % step, -n % step
   if pad_k:

@@ -40,8 +40,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """
   wide = np.dtype(dtype).itemsize == 4
   bk = 32 if wide else 64
-  step = 16 // np.dtype(dtype).itemsize
-  unaligned = bool(k % step or n % step)
+  unaligned = config_lib.has_unaligned_rows(n, k, dtype)
   # K-major B: float32 (TF32 needs it) unless skinny, where the transpose
   # pass can cost more than the product; 16-bit tries both where rows are
   # unaligned (aligned copies of Bᵀ come with the transpose).
@@ -50,7 +49,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     kmajors = [False, True]
   candidates = [config_lib.default_tiled_config(m, n, k, dtype, precision)]
   if m <= 64:
-    bm = min(64, max(16, 1 << (m - 1).bit_length()))
+    bm = config_lib.fit_block(m, config_lib.MIN_DOT_DIM, 64)
     for (bn, bkk), stages, split in (
         ((64, 2 * bk), 4, 1), ((64, 2 * bk), 4, 2), ((128, 2 * bk), 4, 1),
         ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),

@@ -58,9 +58,11 @@ def shape_bucket(m: int, n: int, k: int, dtype) -> str:
   Rows whose byte length is not a multiple of 16 (K for `a`, N for `b`) make
   a different problem (no wide aligned loads), so they get their own bucket.
   """
-  dims = "x".join(str(1 << max(4, (d - 1).bit_length())) for d in (m, n, k))
-  step = 16 // jnp.dtype(dtype).itemsize
-  return dims if k % step == 0 and n % step == 0 else dims + "-unaligned"
+  dims = "x".join(str(config_lib.next_power_of_two(max(d, 16)))
+                  for d in (m, n, k))
+  if config_lib.has_unaligned_rows(n, k, dtype):
+    return dims + "-unaligned"
+  return dims
 
 
 def cache_key(device: str, dtype, precision, m: int, n: int, k: int) -> str:
