@@ -24,7 +24,9 @@ def relative_error(out, ref) -> float:
 
 
 def tolerance(a, b, ref, out_dtype, precision=None) -> float:
-  """The relative error a correct float32-accumulating matmul stays under.
+  """The relative error a correct float32-accumulating `a @ b` stays under.
+
+  Any shapes jnp.matmul takes; K is a.shape[-1].
 
   Three sources, each given a 2-4x margin:
   * rounding the result once to `out_dtype`: at most eps/2 per element;
@@ -43,7 +45,7 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
   ref_norm = float(np.linalg.norm(as_float64(ref)))
   spread = term_norm / ref_norm if ref_norm else np.inf
   f32_eps = float(jnp.finfo(jnp.float32).eps)
-  summed = 2 * f32_eps * np.sqrt(a.shape[1])
+  summed = 2 * f32_eps * np.sqrt(a.shape[-1])
   if jnp.dtype(a.dtype) == jnp.float32 and precision != lax.Precision.HIGHEST:
     summed += 2 * TF32_EPS
   return float(jnp.finfo(out_dtype).eps) / 2 + spread * summed

@@ -19,41 +19,55 @@ from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
+from pallas_tiled import frontend
 from pallas_tiled import masking
 from pallas_tiled import validation
 
 
-def _kernel(a_ref, b_ref, o_ref, *, m, n):
+def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
   block_m, block_n = o_ref.shape
-  row_mask = masking.edge_mask(pl.program_id(0), block_m, m)
-  col_mask = masking.edge_mask(pl.program_id(1), block_n, n)
+  row_mask = masking.edge_mask(pl.program_id(1), block_m, m)
+  col_mask = masking.edge_mask(pl.program_id(2), block_n, n)
+  k = a_ref.shape[0] if transpose_a else a_ref.shape[1]
 
   def rank1_update(kk, acc):
-    a_col = masking.load(a_ref.at[:, kk], row_mask).astype(jnp.float32)
-    b_row = masking.load(b_ref.at[kk, :], col_mask).astype(jnp.float32)
+    # Operands stored transposed give a row of a, or a column of b, instead.
+    a_col = masking.load(a_ref.at[kk, :] if transpose_a else a_ref.at[:, kk],
+                         row_mask).astype(jnp.float32)
+    b_row = masking.load(b_ref.at[:, kk] if transpose_b else b_ref.at[kk, :],
+                         col_mask).astype(jnp.float32)
     return acc + a_col[:, None] * b_row[None, :]
 
   acc = jnp.zeros((block_m, block_n), jnp.float32)
-  acc = lax.fori_loop(0, a_ref.shape[1], rank1_update, acc)
+  acc = lax.fori_loop(0, k, rank1_update, acc)
   masking.store(o_ref, acc.astype(o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
 
 
-@functools.partial(jax.jit, static_argnames=("config", "out_dtype",
-                                             "interpret"))
-def _naive_matmul(a, b, *, config, out_dtype, interpret):
-  (m, k), n = a.shape, b.shape[1]
-  grid = (pl.cdiv(m, config.block_m), pl.cdiv(n, config.block_n))
+@functools.partial(jax.jit, static_argnames=("problem", "config", "precision",
+                                             "out_dtype", "interpret"))
+def batched_product(a, b, *, problem, config, precision, out_dtype,
+                    interpret):
+  """The kernel on flattened operands: (problem.size, M, N); see tiled.py.
+
+  Products are float32 multiply-adds whatever `precision` asks for.
+  """
+  del precision
+  p, bm, bn = problem, config.block_m, config.block_n
+  a_block = (None, p.k, bm) if p.transpose_a else (None, bm, p.k)
+  b_block = (None, bn, p.k) if p.transpose_b else (None, p.k, bn)
   return pl.pallas_call(
-      functools.partial(_kernel, m=m, n=n),
-      out_shape=jax.ShapeDtypeStruct((m, n), out_dtype),
-      grid=grid,
+      functools.partial(_kernel, m=p.m, n=p.n, transpose_a=p.transpose_a,
+                        transpose_b=p.transpose_b),
+      out_shape=jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype),
+      grid=(p.size, pl.cdiv(p.m, bm), pl.cdiv(p.n, bn)),
       in_specs=[
-          pl.BlockSpec((config.block_m, k), lambda i, j: (i, 0)),
-          pl.BlockSpec((k, config.block_n), lambda i, j: (0, j)),
+          pl.BlockSpec(a_block, lambda g, i, j: (
+              (p.a_index(g), 0, i) if p.transpose_a else (p.a_index(g), i, 0))),
+          pl.BlockSpec(b_block, lambda g, i, j: (
+              (p.b_index(g), j, 0) if p.transpose_b else (p.b_index(g), 0, j))),
       ],
-      out_specs=pl.BlockSpec((config.block_m, config.block_n),
-                             lambda i, j: (i, j)),
+      out_specs=pl.BlockSpec((None, bm, bn), lambda g, i, j: (g, i, j)),
       compiler_params=pltriton.CompilerParams(
           num_warps=config.num_warps, num_stages=config.num_stages),
       interpret=interpret,
@@ -61,9 +75,15 @@ def _naive_matmul(a, b, *, config, out_dtype, interpret):
   )(a, b)
 
 
+def _select_config(m, n, k, dtype, precision, *, auto=False):
+  del auto  # The naive kernel has nothing to tune.
+  return config_lib.default_naive_config(m, n, k, dtype, precision)
+
+
 def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
                  precision=None, preferred_element_type=None, interpret=None):
-  """`a @ b` with the naive kernel; the same signature as `matmul`.
+  """`a @ b` with the naive kernel; the same signature and semantics
+  (shapes, batching, grad, vmap) as `matmul`.
 
   Only block_m, block_n and num_warps of `config` matter (nothing is staged
   along K). Products are float32 multiply-adds, so every precision gives full
@@ -73,14 +93,11 @@ def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, config_lib.TileConfig)
-  if call.is_empty:
-    return call.empty_result()
-  if config is None:
-    config = config_lib.default_naive_config(call.m, call.n, call.k,
-                                             call.dtype)
-  if not call.interpret:
+  if config is not None and not call.interpret:
     config_lib.check_power_of_two_tiles(
         config, ("block_m", "block_n"),
         why="Triton needs for the naive kernel's tile vectors")
-  return _naive_matmul(a, b, config=config, out_dtype=call.out_dtype,
-                       interpret=call.interpret)
+  return frontend.matmul(_KERNEL, a, b, call, config)
+
+
+_KERNEL = frontend.Kernel("naive", batched_product, _select_config)

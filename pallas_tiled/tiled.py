@@ -21,6 +21,7 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import jax
@@ -30,6 +31,7 @@ from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
+from pallas_tiled import frontend
 from pallas_tiled import masking
 from pallas_tiled import tuning_cache
 from pallas_tiled import validation
@@ -48,40 +50,46 @@ def _grouped_tile(pid, *, num_m, num_n, group_m):
   return first_m + rank % rows, rank // rows
 
 
-def _grid_and_tiles(num_m, num_n, split_k, group_m):
-  """The launch grid (tiles, tiles, K ranges) and its map to tile (i, j).
+def _grid_and_tiles(batch, num_m, num_n, split_k, group_m):
+  """The launch grid (batch, tiles, tiles, K ranges) and its map to (i, j).
 
-  group_m=1 is a plain 2-D grid (the GPU launches the first axis fastest);
-  otherwise the tiles form one grid axis, remapped into grouped order.
+  group_m=1 is a plain 2-D grid of tiles; otherwise the tiles form one grid
+  axis, remapped into grouped order. (Triton folds the batch axis into the
+  first tile axis, which the GPU launches fastest.)
   """
   if group_m == 1:
-    return (num_m, num_n, split_k), lambda p0, p1: (p0, p1)
+    return (batch, num_m, num_n, split_k), lambda p1, p2: (p1, p2)
   grouped = functools.partial(_grouped_tile, num_m=num_m, num_n=num_n,
                               group_m=group_m)
-  return (num_m * num_n, 1, split_k), lambda p0, p1: grouped(p0)
+  return (batch, num_m * num_n, 1, split_k), lambda p1, p2: grouped(p1)
 
 
-def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, split_k, tile_indices,
-            b_transposed, precision):
+def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
+            tile_indices, transpose_a, transpose_b, precision):
   block_m, block_n = o_ref.shape[-2:]
-  i, j = tile_indices(pl.program_id(0), pl.program_id(1))
+  i, j = tile_indices(pl.program_id(1), pl.program_id(2))
   row_mask = masking.edge_mask(i, block_m, m)
   col_mask = masking.edge_mask(j, block_n, n)
   # This program's strips hold its K range, a whole number of phases; only
   # the range holding K's end may stop early, in a partial last phase.
   k_len = k
   if split_k > 1:
-    k_len = jnp.clip(k - pl.program_id(2) * a_ref.shape[1], 0, a_ref.shape[1])
+    k_len = jnp.clip(k - pl.program_id(3) * k_strip, 0, k_strip)
 
   def phase(start, acc, k_mask=None):
     ks = pl.ds(start, block_k)
-    a = masking.load(a_ref.at[:, ks], masking.tile_mask(row_mask, k_mask))
-    if b_transposed:  # b_ref holds Bᵀ: (block_n, K) strips, K-major tiles.
+    # Operands stored transposed are read as they lie, (K, block_m) tiles of
+    # a or (block_n, K) tiles of b (K-major: what TF32 wgmma wants), and the
+    # dot contracts their K axis.
+    if transpose_a:
+      a = masking.load(a_ref.at[ks, :], masking.tile_mask(k_mask, row_mask))
+    else:
+      a = masking.load(a_ref.at[:, ks], masking.tile_mask(row_mask, k_mask))
+    if transpose_b:
       b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
-      contract = ((1,), (1,))
     else:
       b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
-      contract = ((1,), (0,))
+    contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
     return acc + lax.dot_general(a, b, (contract, ((), ())),
                                  precision=precision,
                                  preferred_element_type=jnp.float32)
@@ -98,50 +106,92 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, split_k, tile_indices,
                 masking.tile_mask(row_mask, col_mask))
 
 
-def _aligned(a, b):
-  """Zero-pads K (and b's N) so every row starts on a 16-byte boundary."""
+def _aligned(a, b, problem):
+  """Zero-pads each operand's rows to 16-byte multiples.
+
+  Rows run along the last axis: K for a (M, K) and for b (N, K), M for a
+  stored (K, M), N for b (K, N). Padding K pads it in both operands, so that
+  they agree; padded M and N are never stored (the masks keep the true sizes).
+  """
   step = config_lib.rows_alignment(a.dtype)
-  (_, k), n = a.shape, b.shape[1]
-  pad_k, pad_n = -k % step, -n % step
-  if pad_k:
-    a = jnp.pad(a, ((0, 0), (0, pad_k)))
-  if pad_k or pad_n:
-    b = jnp.pad(b, ((0, pad_k), (0, pad_n)))
-  return a, b
+  p = problem
+  to_step = lambda size: -size % step
+  pad_k = to_step(p.k) if not p.transpose_a or p.transpose_b else 0
+  a_pad = (pad_k, to_step(p.m)) if p.transpose_a else (0, pad_k)
+  b_pad = (0, pad_k) if p.transpose_b else (pad_k, to_step(p.n))
+  a = jnp.pad(a, ((0, 0), (0, a_pad[0]), (0, a_pad[1]))) if any(a_pad) else a
+  b = jnp.pad(b, ((0, 0), (0, b_pad[0]), (0, b_pad[1]))) if any(b_pad) else b
+  return a, b, p.k + pad_k
+
+
+def _kernel_precision(precision, dtype, interpret):
+  """HIGHEST float32 runs as three-pass TF32 on the GPU: on an H200 (4096^3)
+  that was 1.26x faster than IEEE float32 dots and 4.6x more accurate
+  (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST."""
+  if (not interpret and jnp.dtype(dtype) == jnp.float32
+      and config_lib.is_highest(precision)):
+    return lax.DotAlgorithmPreset.TF32_TF32_F32_X3
+  return precision
 
 
 @functools.partial(
-    jax.jit, static_argnames=("config", "precision", "out_dtype", "interpret"))
-def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
-  c = config
-  n = b.shape[1]  # Masks and the output keep the true N.
+    jax.jit,
+    static_argnames=("problem", "config", "precision", "out_dtype",
+                     "interpret"))
+def batched_product(a, b, *, problem, config, precision, out_dtype,
+                    interpret):
+  """The kernel on flattened operands: (problem.size, M, N) from a and b.
+
+  a is (a batches, M, K), or (a batches, K, M) with problem.transpose_a; b is
+  (b batches, K, N), or (b batches, N, K) with problem.transpose_b.
+  """
+  c, p = config, problem
+  precision = _kernel_precision(precision, a.dtype, interpret)
+  transpose_b = p.transpose_b
+  if c.k_major_b and not transpose_b:
+    b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
+    transpose_b = True
+    p = dataclasses.replace(p, transpose_b=True)
+  k = p.k
   if c.align_operands:
-    a, b = _aligned(a, b)
-  m, k = a.shape
+    a, b, k = _aligned(a, b, p)
   grid, tile_indices = _grid_and_tiles(
-      pl.cdiv(m, c.block_m), pl.cdiv(n, c.block_n), c.split_k, c.group_m)
+      p.size, pl.cdiv(p.m, c.block_m), pl.cdiv(p.n, c.block_n), c.split_k,
+      c.group_m)
+  tile_i = lambda p1, p2: tile_indices(p1, p2)[0]
+  tile_j = lambda p1, p2: tile_indices(p1, p2)[1]
   # Each program's strips span whole K-phases: with split_k, its share of K.
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
-  a_spec = pl.BlockSpec((c.block_m, k_strip),
-                        lambda p0, p1, s: (tile_indices(p0, p1)[0], s))
-  if c.k_major_b:
-    b = b.T  # An XLA transpose before the kernel: (N, K), K-major.
-    b_spec = pl.BlockSpec((c.block_n, k_strip),
-                          lambda p0, p1, s: (tile_indices(p0, p1)[1], s))
+  if p.transpose_a:
+    a_spec = pl.BlockSpec((None, k_strip, c.block_m),
+                          lambda g, p1, p2, s: (p.a_index(g), s,
+                                                tile_i(p1, p2)))
   else:
-    b_spec = pl.BlockSpec((k_strip, c.block_n),
-                          lambda p0, p1, s: (s, tile_indices(p0, p1)[1]))
+    a_spec = pl.BlockSpec((None, c.block_m, k_strip),
+                          lambda g, p1, p2, s: (p.a_index(g), tile_i(p1, p2),
+                                                s))
+  if transpose_b:
+    b_spec = pl.BlockSpec((None, c.block_n, k_strip),
+                          lambda g, p1, p2, s: (p.b_index(g), tile_j(p1, p2),
+                                                s))
+  else:
+    b_spec = pl.BlockSpec((None, k_strip, c.block_n),
+                          lambda g, p1, p2, s: (p.b_index(g), s,
+                                                tile_j(p1, p2)))
   if c.split_k == 1:
-    out_shape = jax.ShapeDtypeStruct((m, n), out_dtype)
-    out_spec = pl.BlockSpec((c.block_m, c.block_n),
-                            lambda p0, p1, s: tile_indices(p0, p1))
-  else:  # float32 partial sums, one (M, N) slab per K range.
-    out_shape = jax.ShapeDtypeStruct((c.split_k, m, n), jnp.float32)
+    out_shape = jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype)
     out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
-                            lambda p0, p1, s: (s, *tile_indices(p0, p1)))
+                            lambda g, p1, p2, s: (g, *tile_indices(p1, p2)))
+  else:  # float32 partial sums, one slab per K range.
+    out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, p.m, p.n),
+                                     jnp.float32)
+    out_spec = pl.BlockSpec((None, None, c.block_m, c.block_n),
+                            lambda g, p1, p2, s: (s, g,
+                                                  *tile_indices(p1, p2)))
   kernel = functools.partial(
-      _kernel, m=m, n=n, k=k, block_k=c.block_k, split_k=c.split_k,
-      tile_indices=tile_indices, b_transposed=c.k_major_b,
+      _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
+      split_k=c.split_k, tile_indices=tile_indices,
+      transpose_a=p.transpose_a, transpose_b=transpose_b,
       precision=precision)
   out = pl.pallas_call(
       kernel,
@@ -159,28 +209,22 @@ def _tiled_matmul(a, b, *, config, precision, out_dtype, interpret):
   return out
 
 
-def _kernel_precision(precision, dtype, interpret):
-  """HIGHEST float32 runs as three-pass TF32 on the GPU: on an H200 (4096^3)
-  that was 1.26x faster than IEEE float32 dots and 4.6x more accurate
-  (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST."""
-  if (not interpret and jnp.dtype(dtype) == jnp.float32
-      and config_lib.is_highest(precision)):
-    return lax.DotAlgorithmPreset.TF32_TF32_F32_X3
-  return precision
-
-
 def matmul(a, b, config: config_lib.TileConfig | str | None = None, *,
            precision=None, preferred_element_type=None, interpret=None):
-  """`a @ b` for 2-D `a` (M, K) and `b` (K, N) with the tiled Pallas kernel.
+  """`a @ b` with the tiled Pallas kernel, with jnp.matmul's semantics.
 
-  Follows jnp.matmul: the result dtype is the inputs' unless
-  `preferred_element_type` sets it; float32 at default precision may use TF32
-  on GPU, as XLA does, and `precision=jax.lax.Precision.HIGHEST` gives full
-  float32 accuracy. Accumulation is always float32.
+  Shapes as in jnp.matmul: matrices, vectors (1-D a or b) and batches with
+  broadcast batch dimensions, which become a batch axis of the grid. The
+  result dtype is the inputs' unless `preferred_element_type` sets it;
+  float32 at default precision may use TF32 on GPU, as XLA does, and
+  `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
+  Accumulation is always float32. Differentiable in reverse mode (jax.grad,
+  the backward runs this kernel too) and batchable with jax.vmap.
 
-  config: a TileConfig; None for the table tuned for this GPU (or the
-    heuristic `default_tiled_config`); "auto" to prefer the user's autotune
-    cache (filled by `pallas_tiled.autotune`).
+  config: a TileConfig (for the forward product; backward products pick
+    their own); None for the table tuned for this GPU (or the heuristic
+    `default_tiled_config`); "auto" to prefer the user's autotune cache
+    (filled by `pallas_tiled.autotune`).
   interpret: None interprets exactly when JAX's default backend is the CPU.
   Usable inside `jax.jit`: all checks run on static shapes and dtypes.
   """
@@ -188,15 +232,10 @@ def matmul(a, b, config: config_lib.TileConfig | str | None = None, *,
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, config_lib.TileConfig, ("auto",))
-  if call.is_empty:
-    return call.empty_result()
-  if not isinstance(config, config_lib.TileConfig):
-    config = tuning_cache.select_config(call.m, call.n, call.k, call.dtype,
-                                        call.precision, auto=config == "auto")
-  if not call.interpret:
+  if isinstance(config, config_lib.TileConfig) and not call.interpret:
     config_lib.check_triton_tiles(config, call.dtype,
                                   validation.compute_capability())
-  return _tiled_matmul(
-      a, b, config=config,
-      precision=_kernel_precision(call.precision, call.dtype, call.interpret),
-      out_dtype=call.out_dtype, interpret=call.interpret)
+  return frontend.matmul(_KERNEL, a, b, call, config)
+
+
+_KERNEL = frontend.Kernel("tiled", batched_product, tuning_cache.select_config)

@@ -14,17 +14,25 @@ from jax import lax
 import jax.numpy as jnp
 import numpy as np
 
+from pallas_tiled import batching
+
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16),
                     jnp.dtype(jnp.float16))
 _SUPPORTED_NAMES = ", ".join(d.name for d in SUPPORTED_DTYPES)
 
 
 class MatmulCall(NamedTuple):
-  """A checked call: the problem size and the resolved keyword arguments."""
+  """A checked call: the problem size and the resolved keyword arguments.
+
+  m is 1 for a 1-D `a` and n is 1 for a 1-D `b` (jnp.matmul's promotion);
+  `out_shape` is the result's shape, without those unit dimensions.
+  """
 
   m: int
   n: int
   k: int
+  batch: tuple[int, ...]
+  out_shape: tuple[int, ...]
   dtype: np.dtype
   out_dtype: np.dtype
   precision: (lax.Precision | tuple[lax.Precision, lax.Precision]
@@ -34,11 +42,11 @@ class MatmulCall(NamedTuple):
   @property
   def is_empty(self) -> bool:
     """True when jnp.matmul's answer needs no kernel (a zero dimension)."""
-    return 0 in (self.m, self.n, self.k)
+    return 0 in (self.m, self.n, self.k, *self.batch)
 
   def empty_result(self) -> jax.Array:
     """jnp.matmul's result for a zero dimension: zeros, or an empty array."""
-    return jnp.zeros((self.m, self.n), self.out_dtype)
+    return jnp.zeros(self.out_shape, self.out_dtype)
 
 
 def _check_operand(name: str, x) -> None:
@@ -47,10 +55,11 @@ def _check_operand(name: str, x) -> None:
         f"{name} must be an array (jax.Array or numpy.ndarray), got"
         f" {type(x).__name__}: {x!r:.60}."
     )
-  if x.ndim != 2:
+  if x.ndim == 0:
     raise ValueError(
-        f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)} with"
-        f" ndim={x.ndim}."
+        f"{name} must have at least 1 dimension, as in jnp.matmul (a vector,"
+        f" a matrix or a batch of matrices), got shape {tuple(x.shape)} with"
+        " ndim=0."
     )
   if x.dtype not in SUPPORTED_DTYPES:
     raise TypeError(
@@ -105,13 +114,26 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
         f"a and b must have the same dtype, got a.dtype={a.dtype} and"
         f" b.dtype={b.dtype}; cast one of them explicitly."
     )
-  (m, k), (k_b, n) = a.shape, b.shape
+  k, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
   if k != k_b:
+    b_axis = "b.shape[0]" if b.ndim == 1 else "b.shape[-2]"
     raise ValueError(
         f"inner dimensions differ: a.shape={tuple(a.shape)} has K={k} but"
-        f" b.shape={tuple(b.shape)} has K={k_b}; a.shape[1] must equal"
-        " b.shape[0]."
+        f" b.shape={tuple(b.shape)} has K={k_b}; a.shape[-1] must equal"
+        f" {b_axis}."
     )
+  batch = batching.broadcast_batch(a.shape[:-2], b.shape[:-2])
+  if batch is None:
+    raise ValueError(
+        f"batch dimensions do not broadcast: a.shape={tuple(a.shape)} has"
+        f" batch {tuple(a.shape[:-2])} and b.shape={tuple(b.shape)} has batch"
+        f" {tuple(b.shape[:-2])}; aligned from the right, each pair of sizes"
+        " must be equal or contain a 1, as in jnp.matmul."
+    )
+  m = a.shape[-2] if a.ndim > 1 else 1
+  n = b.shape[-1] if b.ndim > 1 else 1
+  out_shape = (*batch, *((m,) if a.ndim > 1 else ()),
+               *((n,) if b.ndim > 1 else ()))
   if preferred_element_type is None:
     out_dtype = jnp.dtype(a.dtype)
   else:
@@ -125,7 +147,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
           f" supported; use None or one of {_SUPPORTED_NAMES}."
       )
   return MatmulCall(
-      m=m, n=n, k=k, dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
+      m=m, n=n, k=k, batch=batch, out_shape=out_shape, dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
       precision=_canonical_precision(precision),
       interpret=resolve_interpret(interpret),
   )

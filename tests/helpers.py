@@ -17,11 +17,14 @@ ON_GPU = jax.default_backend() == "gpu"
 DTYPES = (jnp.float32, jnp.bfloat16, jnp.float16)
 
 
+def random_array(rng, shape, dtype):
+  """Fresh standard-normal values (never zeros: they hide unwritten tiles)."""
+  return jnp.asarray(rng.standard_normal(shape, np.float32), dtype)
+
+
 def random_operands(rng, m, n, k, dtype):
-  """Fresh standard-normal operands (never zeros: they hide unwritten tiles)."""
-  a = jnp.asarray(rng.standard_normal((m, k), np.float32), dtype)
-  b = jnp.asarray(rng.standard_normal((k, n), np.float32), dtype)
-  return a, b
+  """Fresh (M, K) and (K, N) operands."""
+  return random_array(rng, (m, k), dtype), random_array(rng, (k, n), dtype)
 
 
 as_f64 = accuracy.as_float64
@@ -30,9 +33,9 @@ as_f64 = accuracy.as_float64
 def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):
   out_dtype = jnp.dtype(out_dtype or a.dtype)
   assert out.dtype == out_dtype, (out.dtype, out_dtype)
-  assert out.shape == (a.shape[0], b.shape[1]), out.shape
+  ref = np.matmul(as_f64(a), as_f64(b))
+  assert out.shape == ref.shape, (out.shape, ref.shape)
   assert not np.isnan(as_f64(out)).any(), "unwritten (NaN) output elements"
-  ref = as_f64(a) @ as_f64(b)
   err = accuracy.relative_error(out, ref)
   tol = accuracy.tolerance(a, b, ref, out_dtype, precision)
   assert err <= tol, f"relative error {err:.3e} > tolerance {tol:.3e}"

@@ -15,10 +15,18 @@ F32_T = jnp.ones((8, 3), jnp.float32)
 
 # (case id, a, b, kwargs, exception, words the message must contain)
 BAD_CALLS = [
-    ("a-1d", jnp.ones((8,)), F32_T, {}, ValueError, ["a must be 2-D", "(8,)"]),
-    ("b-3d", F32, jnp.ones((2, 8, 3)), {}, ValueError,
-     ["b must be 2-D", "(2, 8, 3)"]),
-    ("a-0d", np.float32(1.0), F32_T, {}, ValueError, ["a must be 2-D", "ndim=0"]),
+    ("a-0d", np.float32(1.0), F32_T, {}, ValueError,
+     ["a must have at least 1 dimension", "ndim=0"]),
+    ("b-0d", F32, jnp.float32(2.0), {}, ValueError,
+     ["b must have at least 1 dimension", "shape ()"]),
+    ("batch-mismatch", jnp.ones((2, 4, 8)), jnp.ones((3, 8, 3)), {},
+     ValueError, ["batch dimensions do not broadcast", "(2,)", "(3,)"]),
+    ("batch-mismatch-broadcast", jnp.ones((3, 2, 4, 8)), jnp.ones((4, 8, 3)),
+     {}, ValueError, ["do not broadcast", "(3, 2)", "(4,)"]),
+    ("vector-inner-mismatch", jnp.ones((7,)), F32_T, {}, ValueError,
+     ["inner dimensions", "K=7", "K=8"]),
+    ("batched-inner-mismatch", jnp.ones((2, 4, 8)), jnp.ones((2, 7, 3)), {},
+     ValueError, ["inner dimensions", "b.shape[-2]"]),
     ("inner-mismatch", F32, jnp.ones((7, 3)), {}, ValueError,
      ["inner dimensions", "K=8", "K=7"]),
     ("mixed-dtypes", F32, F32_T.astype(jnp.bfloat16), {}, TypeError,

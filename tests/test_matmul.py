@@ -15,6 +15,8 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import batching
+from pallas_tiled import tiled
 from tests import helpers
 
 IMPLS = pallas_tiled.IMPLEMENTATIONS
@@ -196,3 +198,23 @@ def test_tolerance_rejects_tf32_rounding_at_highest_precision(rng):
   assert err > accuracy.tolerance(a, b, ref, jnp.float32,
                                   lax.Precision.HIGHEST)
   assert err < accuracy.tolerance(a, b, ref, jnp.float32)
+
+
+@pytest.mark.parametrize("transposes", [(True, False), (False, True),
+                                        (True, True)],
+                         ids=["a-stored-KxM", "b-stored-NxK", "both"])
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
+def test_transposed_operand_kernels(config, transposes, rng):
+  """The backward's kernel variants read a stored (K, M) and b stored (N, K)
+  in place; every knob must hold for them too."""
+  transpose_a, transpose_b = transposes
+  a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
+  a_stored = a.T if transpose_a else a
+  b_stored = b.T if transpose_b else b
+  problem = batching.BatchedProblem.from_shapes(
+      a_stored.shape, b_stored.shape, transpose_a=transpose_a,
+      transpose_b=transpose_b)
+  out = tiled.batched_product(
+      a_stored[None], b_stored[None], problem=problem, config=config,
+      precision=None, out_dtype=jnp.bfloat16, interpret=not helpers.ON_GPU)
+  helpers.assert_matmul_close(out[0], a, b)

@@ -1,0 +1,159 @@
+"""Reverse-mode autodiff through the Pallas kernels.
+
+The backward products run our own kernels on the operands as stored; the
+gradients are checked numerically (check_grads, float32 at HIGHEST) and
+against float64 references in every dtype.
+"""
+
+import jax
+from jax import lax
+from jax.test_util import check_grads
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import pallas_tiled
+from pallas_tiled import accuracy
+from tests import helpers
+
+KERNELS = ["tiled", "naive"]
+IMPLS = pallas_tiled.IMPLEMENTATIONS
+
+
+def _shapes_id(shapes):
+  return "@".join("x".join(map(str, s)) for s in shapes)
+
+
+GRAD_SHAPES = [
+    ((5, 7), (7, 3)),
+    ((2, 5, 7), (7, 3)),        # Shared b: its gradient sums the batch.
+    ((3, 1, 5, 7), (4, 7, 3)),  # Broadcast both ways.
+    ((7,), (7, 3)),
+    ((5, 7), (7,)),
+]
+
+
+@pytest.mark.parametrize("shapes", GRAD_SHAPES, ids=_shapes_id)
+@pytest.mark.parametrize("impl", KERNELS)
+def test_check_grads_first_and_second_order(impl, shapes, rng):
+  a, b = (helpers.random_array(rng, s, jnp.float32) for s in shapes)
+  fn = lambda x, y: IMPLS[impl](x, y, precision=lax.Precision.HIGHEST)
+  check_grads(fn, (a, b), order=2, modes=["rev"], atol=1e-2, rtol=1e-2)
+
+
+def _grad_references(a, b, ct):
+  """float64 dA = dC·Bᵀ and dB = Aᵀ·dC, with the pairs of factors whose
+  product each is (for its tolerance). b is 2-D or batched like a."""
+  a64, b64, ct64 = map(helpers.as_f64, (a, b, ct))
+  if b.ndim == 2 and a.ndim == 3:  # Shared b: contract over batch and rows.
+    a64, ct64 = a64.reshape(-1, a.shape[-1]), ct64.reshape(-1, ct.shape[-1])
+  da_factors = (ct, jnp.swapaxes(b, -1, -2))
+  db_factors = (jnp.swapaxes(a64, -1, -2), ct64)
+  return (np.matmul(*map(helpers.as_f64, da_factors)), da_factors,
+          np.matmul(*db_factors), db_factors)
+
+
+GRAD_CASES = [
+    ((1, 129), (129, 127)),
+    ((127, 7), (7, 1000)),
+    ((3, 65, 33), (3, 33, 129)),
+    ((4, 33, 129), (129, 65)),
+]
+if helpers.ON_GPU:
+  GRAD_CASES += [((1000, 1000), (1000, 1000)),
+                 ((8, 512, 4097), (4097, 129))]
+
+
+@pytest.mark.parametrize("shapes", GRAD_CASES, ids=_shapes_id)
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
+@pytest.mark.parametrize("impl", KERNELS)
+def test_gradients_match_float64_in_every_dtype(impl, dtype, shapes, rng):
+  a, b = (helpers.random_array(rng, s, dtype) for s in shapes)
+  out, vjp = jax.vjp(IMPLS[impl], a, b)
+  ct = helpers.random_array(rng, out.shape, dtype)
+  da, db = jax.jit(vjp)(ct)
+  assert da.dtype == a.dtype and db.dtype == b.dtype
+  da_ref, da_factors, db_ref, db_factors = _grad_references(a, b, ct)
+  for grad, ref, factors in ((da, da_ref, da_factors),
+                             (db, db_ref, db_factors)):
+    assert grad.shape == ref.shape
+    err = accuracy.relative_error(grad, ref)
+    tol = accuracy.tolerance(*factors, ref, dtype)
+    assert err <= tol, f"relative error {err:.3e} > tolerance {tol:.3e}"
+
+
+@pytest.mark.parametrize("impl", KERNELS)
+def test_preferred_element_type_and_precision_carry_through(impl, rng):
+  """bfloat16 in, float32 out: grads come back bfloat16; the float32
+  cotangent (bfloat16-representable here) runs through bfloat16 kernels.
+  float32 at HIGHEST: the backward holds the HIGHEST tolerance."""
+  a, b = helpers.random_operands(rng, 65, 33, 129, jnp.bfloat16)
+  fn = lambda x, y: IMPLS[impl](x, y, preferred_element_type=jnp.float32)
+  out, vjp = jax.vjp(fn, a, b)
+  assert out.dtype == jnp.float32
+  ct = helpers.random_array(rng, out.shape, jnp.bfloat16).astype(jnp.float32)
+  da, db = vjp(ct)
+  assert da.dtype == db.dtype == jnp.bfloat16
+  helpers.assert_matmul_close(da, ct.astype(jnp.bfloat16), b.T)
+  helpers.assert_matmul_close(db, a.T, ct.astype(jnp.bfloat16))
+
+  highest = lax.Precision.HIGHEST
+  a, b = helpers.random_operands(rng, 65, 33, 1000, jnp.float32)
+  fn = lambda x, y: IMPLS[impl](x, y, precision=highest)
+  ct = helpers.random_array(rng, (65, 33), jnp.float32)
+  da, db = jax.vjp(fn, a, b)[1](ct)
+  helpers.assert_matmul_close(da, ct, b.T, precision=highest)
+  helpers.assert_matmul_close(db, a.T, ct, precision=highest)
+
+
+def _primitive_names(jaxpr):
+  names = []
+  for eqn in jaxpr.eqns:
+    names.append(eqn.primitive.name)
+    for param in eqn.params.values():
+      inner = getattr(param, "jaxpr", None)
+      if inner is not None:
+        names += _primitive_names(getattr(inner, "jaxpr", inner))
+  return names
+
+
+@pytest.mark.parametrize("impl", KERNELS)
+def test_backward_reads_operands_in_place(impl):
+  """Forward and backward: three kernels and no transposed copies."""
+  a, b = jnp.ones((64, 32), jnp.bfloat16), jnp.ones((32, 16), jnp.bfloat16)
+  loss = lambda x, y: IMPLS[impl](x, y).astype(jnp.float32).sum()
+  names = _primitive_names(jax.make_jaxpr(jax.grad(loss, (0, 1)))(a, b).jaxpr)
+  assert names.count("pallas_call") == 3
+  assert "transpose" not in names
+
+
+@pytest.mark.parametrize("impl", KERNELS)
+def test_forward_mode_is_refused_clearly(impl):
+  a, b = jnp.ones((4, 8)), jnp.ones((8, 3))
+  with pytest.raises(TypeError, match="forward-mode autodiff"):
+    jax.jvp(IMPLS[impl], (a, b), (a, b))
+
+
+def _mlp_loss(matmul, params, x, y):
+  """A two-layer MLP: the README's example."""
+  w1, w2 = params
+  hidden = jax.nn.relu(matmul(x, w1, precision="highest"))
+  return jnp.mean((matmul(hidden, w2, precision="highest") - y) ** 2)
+
+
+def test_jit_grad_of_a_vmapped_mlp_matches_jnp(rng):
+  """jit(grad(...)) of a loss built on vmap(matmul), against jnp.matmul."""
+  params = (helpers.random_array(rng, (33, 65), jnp.float32) / 6,
+            helpers.random_array(rng, (65, 7), jnp.float32) / 8)
+  x = helpers.random_array(rng, (4, 16, 33), jnp.float32)
+  y = helpers.random_array(rng, (4, 16, 7), jnp.float32)
+
+  def batched_loss(matmul, params, x, y):
+    per_example = lambda xi, yi: _mlp_loss(matmul, params, xi, yi)
+    return jax.vmap(per_example)(x, y).mean()
+
+  grad = lambda matmul: jax.jit(jax.grad(
+      lambda p: batched_loss(matmul, p, x, y)))(params)
+  for ours, ref in zip(grad(pallas_tiled.matmul), grad(jnp.matmul)):
+    np.testing.assert_allclose(ours, ref, rtol=1e-4,
+                               atol=1e-5 * float(jnp.abs(ref).max()))
