@@ -2,7 +2,9 @@
 
 Runs shape suites (or --shapes) for each impl and dtype, or, with
 --sweep_tiles, one shape over square tiles from 8 to 256 (the experiment of
-seed 001). Every case is checked against a reference before its time counts;
+seed 001). Each impl also has a `_fwd_bwd` variant (e.g. tiled_fwd_bwd) that
+times a training step's worth of one matmul: the product and both operand
+gradients, `jax.vjp` with a fixed cotangent. Every case is checked against a reference before its time counts;
 a case that fails to compile, launch or match gets an error row and no time.
 The exit code is non-zero if any result is wrong, or if any case errors
 outside a tile sweep (where tiles that cannot run are the experiment's data).
@@ -61,15 +63,19 @@ DEFAULT_CONFIGS = {
     "naive": config_lib.default_naive_config,
 }
 LOWERINGS = {"tiled": "triton", "naive": "triton", "xla": "xla"}
+FWD_BWD = "_fwd_bwd"
+IMPLS = [*pallas_tiled.IMPLEMENTATIONS,
+         *(impl + FWD_BWD for impl in pallas_tiled.IMPLEMENTATIONS)]
 
 _IMPLS = flags.DEFINE_list(
     "impls", ["tiled", "naive", "xla"],
-    "Implementations: " + ", ".join(pallas_tiled.IMPLEMENTATIONS)
-    + " (xla is jnp.matmul).")
+    "Implementations: " + ", ".join(IMPLS) + " (xla is jnp.matmul; *"
+    + FWD_BWD + " times the product plus both gradients).")
 _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
                             "Input dtypes: bfloat16, float16, float32.")
-_SHAPES = flags.DEFINE_list("shapes", [],
-                            "Shapes MxNxK; if set, --suite is ignored.")
+_SHAPES = flags.DEFINE_list(
+    "shapes", [], "Shapes MxNxK or BxMxNxK (a batch of B products); if set,"
+    " --suite is ignored.")
 _SUITE = flags.DEFINE_multi_enum(
     "suite", [], list(suites.SUITES),
     "Shape suite (repeat the flag for several); the default is 'square' on a"
@@ -113,6 +119,7 @@ class Row:
   backend: str
   suite: str
   dtype: str
+  batch: int
   m: int
   n: int
   k: int
@@ -139,10 +146,11 @@ class Row:
 
   @property
   def shape(self) -> str:
-    return f"{self.m}x{self.n}x{self.k}"
+    batch = f"{self.batch}x" if self.batch > 1 else ""
+    return f"{batch}{self.m}x{self.n}x{self.k}"
 
 
-def parse_shape(text: str) -> tuple[int, int, int]:
+def parse_shape(text: str) -> tuple[int, ...]:
   try:
     return suites.parse_shape(text)
   except ValueError as e:
@@ -162,38 +170,64 @@ def peak_tflops(device: str, dtype, precision) -> float | None:
 
 
 class Problem:
-  """One (shape, dtype): operands and a lazily computed, shared reference."""
+  """One (shape, dtype): operands, a cotangent for the backward, and lazily
+  computed references shared by every impl."""
 
-  def __init__(self, m, n, k, dtype, seed=0):
-    self.m, self.n, self.k, self.dtype = m, n, k, jnp.dtype(dtype)
-    key_a, key_b = jax.random.split(jax.random.key(seed))
-    self.a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
-    self.b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
-    self._reference = None
+  def __init__(self, shape, dtype, seed=0):
+    *batch, self.m, self.n, self.k = shape
+    self.batch, self.dtype = (batch[0] if batch else 1), jnp.dtype(dtype)
+    key_a, key_b, key_c = jax.random.split(jax.random.key(seed), 3)
+    normal = lambda key, dims: jax.random.normal(
+        key, (*batch, *dims), jnp.float32).astype(dtype)
+    self.a = normal(key_a, (self.m, self.k))
+    self.b = normal(key_b, (self.k, self.n))
+    self.cotangent = normal(key_c, (self.m, self.n))
+    self._references = {}
     sample_rng = np.random.default_rng(seed)
-    self.sample_at = [(int(sample_rng.integers(m)), int(sample_rng.integers(n)))
-                      for _ in range(3)]
+    self.sample_at = [(int(sample_rng.integers(self.m)),
+                       int(sample_rng.integers(self.n))) for _ in range(3)]
 
-  def reference(self):
+  @property
+  def macs(self) -> int:
+    return self.batch * self.m * self.n * self.k
+
+  def factors(self, fwd_bwd: bool):
+    """The (x, y) pairs whose products the impl returns: C = AB, and for
+    fwd_bwd also dA = dC·Bᵀ and dB = Aᵀ·dC."""
+    pairs = [(self.a, self.b)]
+    if fwd_bwd:
+      t = lambda x: jnp.swapaxes(x, -1, -2)
+      pairs += [(self.cotangent, t(self.b)), (t(self.a), self.cotangent)]
+    return pairs
+
+  def reference(self, index: int, fwd_bwd: bool):
     """(reference array, what it is): float64 NumPy when affordable."""
-    if self._reference is None:
-      if self.m * self.n * self.k <= MAX_FLOAT64_REFERENCE_MACS:
-        ref = (accuracy.as_float64(self.a) @ accuracy.as_float64(self.b))
-        self._reference = (ref, "float64-numpy")
+    if index not in self._references:
+      x, y = self.factors(fwd_bwd)[index]
+      if self.macs <= MAX_FLOAT64_REFERENCE_MACS:
+        ref = np.matmul(accuracy.as_float64(x), accuracy.as_float64(y))
+        self._references[index] = (ref, "float64-numpy")
       else:
-        ref = jnp.matmul(self.a.astype(jnp.float32),
-                         self.b.astype(jnp.float32),
+        ref = jnp.matmul(x.astype(jnp.float32), y.astype(jnp.float32),
                          precision=lax.Precision.HIGHEST)
-        self._reference = (ref, "xla-highest-float32")
-    return self._reference
+        self._references[index] = (ref, "xla-highest-float32")
+    return self._references[index]
 
 
-def _check(row: Row, problem: Problem, out, precision) -> None:
-  ref, row.reference = problem.reference()
-  row.rel_error = accuracy.relative_error(out, ref)
-  row.tolerance = accuracy.tolerance(problem.a, problem.b, ref, out.dtype,
-                                     precision)
-  out64, ref64 = accuracy.as_float64(out), accuracy.as_float64(ref)
+def _check(row: Row, problem: Problem, outs, precision, fwd_bwd) -> None:
+  """Checks each output (the product, then any gradients); the row keeps
+  the worst one's error and tolerance, and samples of the product."""
+  worst = -1.0
+  for index, (out, (x, y)) in enumerate(zip(outs,
+                                            problem.factors(fwd_bwd))):
+    ref, row.reference = problem.reference(index, fwd_bwd)
+    err = accuracy.relative_error(out, ref)
+    tol = accuracy.tolerance(x, y, ref, out.dtype, precision)
+    if not err / tol <= worst:  # NaN errors win too.
+      worst, row.rel_error, row.tolerance = err / tol, err, tol
+  out64 = accuracy.as_float64(outs[0]).reshape(-1, problem.m, problem.n)[0]
+  ref64 = accuracy.as_float64(problem.reference(0, fwd_bwd)[0]).reshape(
+      -1, problem.m, problem.n)[0]
   row.samples = [dict(row=i, col=j, expected=float(ref64[i, j]),
                       actual=float(out64[i, j]))
                  for i, j in problem.sample_at]
@@ -203,38 +237,54 @@ def _check(row: Row, problem: Problem, out, precision) -> None:
                  f" {row.tolerance:.3e}")
 
 
+def _timed_function(impl: str, problem: Problem, **kwargs):
+  """What one case times: the product, or with fwd_bwd the product and its
+  vjp (both gradients) for the problem's cotangent."""
+  fn = functools.partial(pallas_tiled.IMPLEMENTATIONS[impl.removesuffix(
+      FWD_BWD)], **kwargs)
+  if not impl.endswith(FWD_BWD):
+    return lambda a, b: (fn(a, b),)
+
+  def fwd_bwd(a, b):
+    out, vjp = jax.vjp(fn, a, b)
+    return (out, *vjp(problem.cotangent.astype(out.dtype)))
+  return fwd_bwd
+
+
 def run_case(impl: str, suite: str, problem: Problem, config, *, precision,
              interpret, device: str) -> Row:
   """Times and checks one case; any failure becomes an error row."""
+  base, fwd_bwd = impl.removesuffix(FWD_BWD), impl.endswith(FWD_BWD)
   m, n, k = problem.m, problem.n, problem.k
-  row = Row(impl=impl, backend=LOWERINGS[impl], suite=suite,
-            dtype=problem.dtype.name,
+  row = Row(impl=impl, backend=LOWERINGS[base], suite=suite,
+            dtype=problem.dtype.name, batch=problem.batch,
             m=m, n=n, k=k,
             config=dataclasses.asdict(config) if config else None,
             precision=_PRECISION.value,
             platform=jax.default_backend(), device=device,
-            interpret=bool(interpret) and impl != "xla")
+            interpret=bool(interpret) and base != "xla")
   if config is not None:
-    row.num_programs = (-(-m // config.block_m) * -(-n // config.block_n)
-                        * config.split_k)
-  if impl == "tiled":  # The naive kernel stages nothing in shared memory.
+    row.num_programs = (problem.batch * -(-m // config.block_m)
+                        * -(-n // config.block_n) * config.split_k)
+  if base == "tiled":  # The naive kernel stages nothing in shared memory.
     row.shared_memory_bytes = config.shared_memory_bytes(problem.dtype)
   kwargs = dict(precision=precision)
-  if impl != "xla":
+  if base != "xla":
     kwargs.update(config=config, interpret=interpret)
-  fn = functools.partial(pallas_tiled.IMPLEMENTATIONS[impl], **kwargs)
+  fn = _timed_function(impl, problem, **kwargs)
   try:
     result = timing.measure(fn, problem.a, problem.b, iterations=_ITERS.value,
                             warmup=_WARMUP.value)
     row.timing, row.iterations = result.method, result.iterations
     if _CHECK.value:
-      _check(row, problem, result.result, precision)
+      _check(row, problem, result.result, precision, fwd_bwd)
   except Exception as e:  # pylint: disable=broad-except
     row.status = "error"
     row.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300]}"
   if row.status == "ok":
     row.time_us = result.median_us
-    row.tflops = 2 * m * n * k / (result.median_us * 1e-6) / 1e12
+    flops = 2 * problem.macs * (3 if fwd_bwd else 1)
+    row.tflops = flops / (result.median_us * 1e-6) / 1e12
     peak = peak_tflops(device, problem.dtype, precision)
     if peak and not row.interpret:
       row.pct_peak = 100 * row.tflops / peak
@@ -257,10 +307,13 @@ def _log_row(row: Row) -> None:
 
 
 def _fill_speedups(rows: list[Row]) -> None:
-  xla_us = {(r.dtype, r.shape, r.precision): r.time_us for r in rows
-            if r.impl == "xla" and r.status == "ok"}
+  """Each row against jnp.matmul doing the same work: xla, or xla_fwd_bwd."""
+  mode = lambda impl: FWD_BWD if impl.endswith(FWD_BWD) else ""
+  xla_us = {(r.dtype, r.shape, r.precision, mode(r.impl)): r.time_us
+            for r in rows if r.impl in ("xla", "xla" + FWD_BWD)
+            and r.status == "ok"}
   for r in rows:
-    base = xla_us.get((r.dtype, r.shape, r.precision))
+    base = xla_us.get((r.dtype, r.shape, r.precision, mode(r.impl)))
     if r.status == "ok" and base:
       r.speedup_vs_xla = base / r.time_us
 
@@ -278,14 +331,14 @@ def _fmt(value, spec):
 
 
 def format_table(rows: list[Row]) -> str:
-  header = (f"{'impl':<6} {'backend':<7} {'dtype':<8} {'MxNxK':<16}"
+  header = (f"{'impl':<14} {'backend':<7} {'dtype':<8} {'MxNxK':<18}"
             f" {'config':<34} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
             f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
             "  status")
   lines = [header, "-" * len(header)]
   for r in rows:
     lines.append(
-        f"{r.impl:<6} {r.backend:<7} {r.dtype:<8} {r.shape:<16}"
+        f"{r.impl:<14} {r.backend:<7} {r.dtype:<8} {r.shape:<18}"
         f" {config_label(r.config):<34} {_fmt(r.time_us, '10.1f')}"
         f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
         f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
@@ -360,8 +413,9 @@ def build_cases(interpret, precision):
     shapes = [(suite, parse_shape(s)) for suite in names
               for s in suites.SUITES[suite]]
   for impl in _IMPLS.value:
-    if impl not in pallas_tiled.IMPLEMENTATIONS:
-      raise app.UsageError(f"--impls: unknown impl {impl!r}")
+    if impl not in IMPLS:
+      raise app.UsageError(f"--impls: unknown impl {impl!r}; choose from"
+                           f" {', '.join(IMPLS)}")
   dtypes = []
   for name in _DTYPES.value:
     if jnp.dtype(name) not in (jnp.float32, jnp.bfloat16, jnp.float16):
@@ -373,6 +427,8 @@ def build_cases(interpret, precision):
       raise app.UsageError("--sweep_tiles takes exactly one --shapes entry")
     shape = shapes[0][1] if _SHAPES.value else (
         (256, 256, 256) if interpret else (2048, 2048, 2048))
+    if len(shape) != 3:
+      raise app.UsageError("--sweep_tiles takes an MxNxK shape")
     for dtype in dtypes:
       cases.append(("xla", "sweep", shape, dtype, None))
       cases.append(("tiled", "sweep", shape, dtype,
@@ -391,10 +447,12 @@ def build_cases(interpret, precision):
 
 
 def _configs_for(impl, shape, dtype, precision):
-  """The configs one impl runs on one case: --configs, or its default."""
+  """The configs one impl runs on one case: --configs, or its default (for
+  the forward product; a fwd_bwd impl's backward products pick their own)."""
+  impl = impl.removesuffix(FWD_BWD)
   if impl not in DEFAULT_CONFIGS:
     return [None]
-  default = DEFAULT_CONFIGS[impl](*shape, dtype, precision)
+  default = DEFAULT_CONFIGS[impl](*shape[-3:], dtype, precision)
   if not _CONFIGS.value:
     return [default]
   try:
@@ -423,7 +481,7 @@ def main(argv):
     key = (shape, dtype)
     if key not in problems:
       problems.clear()  # Keep one problem's operands alive at a time.
-      problems[key] = Problem(*shape, dtype)
+      problems[key] = Problem(shape, dtype)
     row = run_case(impl, suite, problems[key], config, precision=precision,
                    interpret=interpret, device=device)
     _log_row(row)

@@ -1,5 +1,8 @@
 """Renders a benchmark JSON as the Markdown table the README shows.
 
+One column per impl in the report (jnp.matmul is `xla`), one row per shape
+and dtype.
+
   python benchmarks/summarize.py benchmarks/results/h200.json
 """
 
@@ -13,33 +16,43 @@ def _cell(row):
   if row["status"] != "ok":
     return row["status"]
   speedup = row["speedup_vs_xla"]
-  if row["impl"] == "xla" or speedup is None:
+  if row["impl"].startswith("xla") or speedup is None:
     return f"{row['tflops']:.1f}"
   return f"{row['tflops']:.1f} ({speedup:.2f}x)"
 
 
+def _shape(row):
+  batch = f"{row['batch']}x" if row.get("batch", 1) > 1 else ""
+  return f"{batch}{row['m']}x{row['n']}x{row['k']}"
+
+
 def summarize(report) -> str:
   meta, rows = report["meta"], report["rows"]
+  impls = list(dict.fromkeys(r["impl"] for r in rows))
+  ratio = "tiled" in impls and "naive" in impls
+  names = [("jnp.matmul" + impl[3:]) if impl.startswith("xla") else impl
+           for impl in impls]
   lines = [f"{meta['device']}, jax {meta['jax_version']}, {meta['date']},"
-           f" {meta['timing']} timing. TFLOP/s; in brackets, over jnp.matmul.",
+           f" {meta['timing']} timing. TFLOP/s; in brackets, over jnp.matmul"
+           " doing the same work.",
            "",
-           "| shape (MxNxK) | dtype | tiled | naive | jnp.matmul |"
-           " tiled / naive |",
-           "|---|---|---|---|---|---|"]
+           "| shape | dtype | " + " | ".join(names)
+           + (" | tiled / naive |" if ratio else " |"),
+           "|---|---|" + "---|" * (len(impls) + ratio)]
   cases = {}  # (dtype, shape) -> {impl: first row}, in run order.
   for r in rows:
-    impls = cases.setdefault((r["dtype"], f"{r['m']}x{r['n']}x{r['k']}"), {})
-    impls.setdefault(r["impl"], r)
+    cases.setdefault((r["dtype"], _shape(r)), {}).setdefault(r["impl"], r)
   for dtype in dict.fromkeys(d for d, _ in cases):
-    for (d, shape), impls in cases.items():
+    for (d, shape), found in cases.items():
       if d != dtype:
         continue
-      tiled, naive = impls.get("tiled"), impls.get("naive")
-      ratio = "-"
-      if tiled and naive and tiled["status"] == naive["status"] == "ok":
-        ratio = f"{naive['time_us'] / tiled['time_us']:.0f}x"
-      lines.append(f"| {shape} | {dtype} | {_cell(tiled)} | {_cell(naive)}"
-                   f" | {_cell(impls.get('xla'))} | {ratio} |")
+      cells = [_cell(found.get(impl)) for impl in impls]
+      if ratio:
+        tiled, naive = found.get("tiled"), found.get("naive")
+        cells.append(f"{naive['time_us'] / tiled['time_us']:.0f}x"
+                     if tiled and naive and tiled["status"] == naive["status"]
+                     == "ok" else "-")
+      lines.append(f"| {shape} | {dtype} | " + " | ".join(cells) + " |")
   return "\n".join(lines)
 
 

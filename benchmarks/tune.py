@@ -59,9 +59,10 @@ def main(argv):
     return 0
   # tuning.autotune logs every candidate through Python logging.
   py_logging.getLogger(tuning.__name__).setLevel(py_logging.INFO)
-  shapes = [suites.parse_shape(s) for name in _SUITE.value
+  # A batched shape (BxMxNxK) tunes its per-matrix product.
+  shapes = [suites.parse_shape(s)[-3:] for name in _SUITE.value
             for s in suites.SUITES[name]]
-  shapes += [suites.parse_shape(s) for s in _SHAPES.value]
+  shapes += [suites.parse_shape(s)[-3:] for s in _SHAPES.value]
   precision = lax.Precision.HIGHEST if _PRECISION.value == "highest" else None
   device = jax.devices()[0].device_kind
   done = set()

@@ -45,10 +45,13 @@ def test_flags_parse(benchmark_module):
     assert flags.dtypes == ["float16"]
     assert [benchmark_module.parse_shape(s) for s in flags.shapes] == [
         (16, 8192, 8192), (7, 7, 7)]
+    assert benchmark_module.parse_shape("8x2048x2048x2048") == (8, 2048,
+                                                                 2048, 2048)
     assert flags.sweep_tiles and not flags.check and flags.iters == 5
     flags(["matmul_benchmark", "--suite=square", "--suite=ragged"])
     assert flags.suite == ["square", "ragged"]
-  assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged", "tiny"}
+  assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged",
+                                                 "batched", "tiny"}
 
 
 def test_help_lists_the_flags(tmp_path):
@@ -96,3 +99,31 @@ def test_forced_failure_gives_error_row_and_nonzero_exit(tmp_path):
   assert rows["xla"]["status"] == "ok"
   assert "error: ValueError" in result.stdout
   assert csv_out.read_text().count("\n") == 3  # Header and two rows.
+
+
+def test_fwd_bwd_and_batched_rows(tmp_path):
+  """fwd_bwd rows check the product and both gradients; a batch shape runs
+  one batched call; each row is compared with jnp.matmul doing the same."""
+  out = tmp_path / "fwd_bwd.json"
+  result = _run("--impls=tiled,tiled_fwd_bwd,xla,xla_fwd_bwd",
+                "--dtypes=bfloat16", "--shapes=3x40x24x56,17x9x33",
+                f"--json_out={out}", "--iters=2", "--warmup=1",
+                tmp_path=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
+  rows = {(r["impl"], r["batch"]): r
+          for r in json.loads(out.read_text())["rows"]}
+  assert len(rows) == 8
+  for (impl, _), row in rows.items():
+    assert row["status"] == "ok" and row["rel_error"] <= row["tolerance"]
+    assert row["speedup_vs_xla"] == 1.0 or not impl.startswith("xla")
+  slow = rows[("tiled_fwd_bwd", 3)]
+  fast = rows[("tiled", 3)]
+  # Three products' flops in fwd_bwd: flops / time stays consistent.
+  assert slow["tflops"] * slow["time_us"] == pytest.approx(
+      3 * fast["tflops"] * fast["time_us"])
+
+
+def test_unknown_impl_is_a_usage_error(tmp_path):
+  result = _run("--impls=tiled_fwd", "--shapes=8x8x8", tmp_path=tmp_path)
+  assert result.returncode != 0
+  assert "unknown impl 'tiled_fwd'" in result.stdout + result.stderr
