@@ -81,9 +81,11 @@ def _launch(a, b, op: _Op) -> jax.Array:
         a.shape, b.shape[-2:], transpose_b=op.transpose_b)
   config = op.config
   if not isinstance(config, config_lib.TileConfig):
-    config = op.kernel.select_config(problem.m, problem.n, problem.k,
-                                     a.dtype, op.precision,
-                                     auto=config == "auto")
+    # Tiles are chosen for the rows of all batch elements together, which
+    # decide how many programs there are, unless the matrices are skinny.
+    rows = problem.m * (problem.size if problem.m >= 64 else 1)
+    config = op.kernel.select_config(rows, problem.n, problem.k, a.dtype,
+                                     op.precision, auto=config == "auto")
   out = op.kernel.product(
       a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]),
       problem=problem, config=config, precision=op.precision,

@@ -26,8 +26,8 @@ from pallas_tiled import validation
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
   block_m, block_n = o_ref.shape
-  row_mask = masking.edge_mask(pl.program_id(1), block_m, m)
-  col_mask = masking.edge_mask(pl.program_id(2), block_n, n)
+  row_mask = masking.edge_mask(pl.program_id(0), block_m, m)
+  col_mask = masking.edge_mask(pl.program_id(1), block_n, n)
   k = a_ref.shape[0] if transpose_a else a_ref.shape[1]
 
   def rank1_update(kk, acc):
@@ -60,14 +60,15 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       functools.partial(_kernel, m=p.m, n=p.n, transpose_a=p.transpose_a,
                         transpose_b=p.transpose_b),
       out_shape=jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype),
-      grid=(p.size, pl.cdiv(p.m, bm), pl.cdiv(p.n, bn)),
+      # Batch last: the GPU launches the first axis fastest.
+      grid=(pl.cdiv(p.m, bm), pl.cdiv(p.n, bn), p.size),
       in_specs=[
-          pl.BlockSpec(a_block, lambda g, i, j: (
+          pl.BlockSpec(a_block, lambda i, j, g: (
               (p.a_index(g), 0, i) if p.transpose_a else (p.a_index(g), i, 0))),
-          pl.BlockSpec(b_block, lambda g, i, j: (
+          pl.BlockSpec(b_block, lambda i, j, g: (
               (p.b_index(g), j, 0) if p.transpose_b else (p.b_index(g), 0, j))),
       ],
-      out_specs=pl.BlockSpec((None, bm, bn), lambda g, i, j: (g, i, j)),
+      out_specs=pl.BlockSpec((None, bm, bn), lambda i, j, g: (g, i, j)),
       compiler_params=pltriton.CompilerParams(
           num_warps=config.num_warps, num_stages=config.num_stages),
       interpret=interpret,

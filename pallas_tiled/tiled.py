@@ -51,30 +51,31 @@ def _grouped_tile(pid, *, num_m, num_n, group_m):
 
 
 def _grid_and_tiles(batch, num_m, num_n, split_k, group_m):
-  """The launch grid (batch, tiles, tiles, K ranges) and its map to (i, j).
+  """The launch grid (tiles, tiles, batch x K ranges) and its map to (i, j).
 
   group_m=1 is a plain 2-D grid of tiles; otherwise the tiles form one grid
-  axis, remapped into grouped order. (Triton folds the batch axis into the
-  first tile axis, which the GPU launches fastest.)
+  axis, remapped into grouped order. The GPU launches the first axis
+  fastest, so each batch element's tiles run together and share L2.
   """
   if group_m == 1:
-    return (batch, num_m, num_n, split_k), lambda p1, p2: (p1, p2)
+    return (num_m, num_n, batch * split_k), lambda p0, p1: (p0, p1)
   grouped = functools.partial(_grouped_tile, num_m=num_m, num_n=num_n,
                               group_m=group_m)
-  return (batch, num_m * num_n, 1, split_k), lambda p1, p2: grouped(p1)
+  return (num_m * num_n, 1, batch * split_k), lambda p0, p1: grouped(p0)
 
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
             tile_indices, transpose_a, transpose_b, precision):
   block_m, block_n = o_ref.shape[-2:]
-  i, j = tile_indices(pl.program_id(1), pl.program_id(2))
+  i, j = tile_indices(pl.program_id(0), pl.program_id(1))
   row_mask = masking.edge_mask(i, block_m, m)
   col_mask = masking.edge_mask(j, block_n, n)
   # This program's strips hold its K range, a whole number of phases; only
   # the range holding K's end may stop early, in a partial last phase.
   k_len = k
   if split_k > 1:
-    k_len = jnp.clip(k - pl.program_id(3) * k_strip, 0, k_strip)
+    k_range = pl.program_id(2) % split_k
+    k_len = jnp.clip(k - k_range * k_strip, 0, k_strip)
 
   def phase(start, acc, k_mask=None):
     ks = pl.ds(start, block_k)
@@ -158,36 +159,39 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   grid, tile_indices = _grid_and_tiles(
       p.size, pl.cdiv(p.m, c.block_m), pl.cdiv(p.n, c.block_n), c.split_k,
       c.group_m)
-  tile_i = lambda p1, p2: tile_indices(p1, p2)[0]
-  tile_j = lambda p1, p2: tile_indices(p1, p2)[1]
+  # Grid point (p0, p1, pz) -> batch element g, tile (i, j), K range s.
+  tile_i = lambda p0, p1: tile_indices(p0, p1)[0]
+  tile_j = lambda p0, p1: tile_indices(p0, p1)[1]
+  g_of = lambda pz: pz // c.split_k
+  s_of = lambda pz: pz % c.split_k
   # Each program's strips span whole K-phases: with split_k, its share of K.
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   if p.transpose_a:
     a_spec = pl.BlockSpec((None, k_strip, c.block_m),
-                          lambda g, p1, p2, s: (p.a_index(g), s,
-                                                tile_i(p1, p2)))
+                          lambda p0, p1, pz: (p.a_index(g_of(pz)), s_of(pz),
+                                              tile_i(p0, p1)))
   else:
     a_spec = pl.BlockSpec((None, c.block_m, k_strip),
-                          lambda g, p1, p2, s: (p.a_index(g), tile_i(p1, p2),
-                                                s))
+                          lambda p0, p1, pz: (p.a_index(g_of(pz)),
+                                              tile_i(p0, p1), s_of(pz)))
   if transpose_b:
     b_spec = pl.BlockSpec((None, c.block_n, k_strip),
-                          lambda g, p1, p2, s: (p.b_index(g), tile_j(p1, p2),
-                                                s))
+                          lambda p0, p1, pz: (p.b_index(g_of(pz)),
+                                              tile_j(p0, p1), s_of(pz)))
   else:
     b_spec = pl.BlockSpec((None, k_strip, c.block_n),
-                          lambda g, p1, p2, s: (p.b_index(g), s,
-                                                tile_j(p1, p2)))
+                          lambda p0, p1, pz: (p.b_index(g_of(pz)), s_of(pz),
+                                              tile_j(p0, p1)))
   if c.split_k == 1:
     out_shape = jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype)
     out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
-                            lambda g, p1, p2, s: (g, *tile_indices(p1, p2)))
+                            lambda p0, p1, pz: (pz, *tile_indices(p0, p1)))
   else:  # float32 partial sums, one slab per K range.
     out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, p.m, p.n),
                                      jnp.float32)
     out_spec = pl.BlockSpec((None, None, c.block_m, c.block_n),
-                            lambda g, p1, p2, s: (s, g,
-                                                  *tile_indices(p1, p2)))
+                            lambda p0, p1, pz: (s_of(pz), g_of(pz),
+                                                *tile_indices(p0, p1)))
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,

@@ -122,4 +122,4 @@ def test_vmap_uses_the_batch_grid_axis(impl):
                                                       jnp.bfloat16)
   jaxpr = jax.make_jaxpr(jax.vmap(IMPLS[impl]))(a, b)
   [(grid, vmapped)] = _pallas_grids(jaxpr.jaxpr)
-  assert grid[0] == 6 and vmapped == ()
+  assert grid[-1] == 6 and vmapped == ()  # The batch axis is last.
