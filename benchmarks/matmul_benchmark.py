@@ -38,7 +38,9 @@ import numpy as np
 import suites
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import batching
 from pallas_tiled import config as config_lib
+from pallas_tiled import frontend
 from pallas_tiled import timing
 from pallas_tiled import tuning_cache
 
@@ -452,7 +454,10 @@ def _configs_for(impl, shape, dtype, precision):
   impl = impl.removesuffix(FWD_BWD)
   if impl not in DEFAULT_CONFIGS:
     return [None]
-  default = DEFAULT_CONFIGS[impl](*shape[-3:], dtype, precision)
+  *batch, m, n, k = shape
+  problem = batching.BatchedProblem.from_shapes((*batch, m, k), (*batch, k, n))
+  default = DEFAULT_CONFIGS[impl](*frontend.selection_shape(problem), dtype,
+                                  precision)
   if not _CONFIGS.value:
     return [default]
   try:

@@ -64,6 +64,16 @@ class _Op:
         transpose_a=transpose_a, transpose_b=transpose_b)
 
 
+def selection_shape(problem: batching.BatchedProblem) -> tuple[int, int, int]:
+  """The (M, N, K) a batched problem's config is picked for.
+
+  Tiles are chosen for the rows of all batch elements together, which decide
+  how many programs there are, unless the matrices are skinny (M < 64).
+  """
+  rows = problem.m * (problem.size if problem.m >= 64 else 1)
+  return rows, problem.n, problem.k
+
+
 def _launch(a, b, op: _Op) -> jax.Array:
   """One kernel launch for (..., M, K) @ (..., K, N) in op's layouts."""
   problem = batching.BatchedProblem.from_shapes(
@@ -81,10 +91,7 @@ def _launch(a, b, op: _Op) -> jax.Array:
         a.shape, b.shape[-2:], transpose_b=op.transpose_b)
   config = op.config
   if not isinstance(config, config_lib.TileConfig):
-    # Tiles are chosen for the rows of all batch elements together, which
-    # decide how many programs there are, unless the matrices are skinny.
-    rows = problem.m * (problem.size if problem.m >= 64 else 1)
-    config = op.kernel.select_config(rows, problem.n, problem.k, a.dtype,
+    config = op.kernel.select_config(*selection_shape(problem), a.dtype,
                                      op.precision, auto=config == "auto")
   out = op.kernel.product(
       a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]),
