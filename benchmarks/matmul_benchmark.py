@@ -145,6 +145,8 @@ class Row:
   device: str = ""
   jax_version: str = jax.__version__
   timing: str = ""
+  # (kernel name, median us) for each kernel of one call (CUPTI only).
+  kernels: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
   @property
   def shape(self) -> str:
@@ -285,6 +287,7 @@ def run_case(impl: str, suite: str, problem: Problem, config, *, precision,
     row.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300]}"
   if row.status == "ok":
     row.time_us = result.median_us
+    row.kernels = [(name, round(us, 2)) for name, us in result.kernels]
     flops = 2 * problem.macs * (3 if fwd_bwd else 1)
     row.tflops = flops / (result.median_us * 1e-6) / 1e12
     peak = peak_tflops(device, problem.dtype, precision)
@@ -363,6 +366,7 @@ def write_csv(rows: list[Row], path: str) -> None:
     for r in rows:
       record = dataclasses.asdict(r)
       record["samples"] = json.dumps(record["samples"])
+      record["kernels"] = json.dumps(record["kernels"])
       record["config"] = config_label(record["config"])
       writer.writerow(record)
 

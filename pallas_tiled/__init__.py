@@ -1,16 +1,17 @@
 """pallas_tiled: tiled matrix multiplication as a JAX Pallas kernel."""
 
+from pallas_tiled.backends import matmul
 from pallas_tiled.config import TileConfig
 from pallas_tiled.config import default_naive_config
 from pallas_tiled.config import default_tiled_config
+from pallas_tiled.mosaic import MosaicConfig
 from pallas_tiled.naive import naive_matmul
-from pallas_tiled.tiled import matmul
 from pallas_tiled.tuning import autotune
 from pallas_tiled.tuning import candidate_configs
 from pallas_tiled.tuning_cache import CorruptCacheWarning
 from pallas_tiled.xla import xla_matmul
 
-# Every implementation shares one signature:
+# Every implementation shares one signature (matmul also takes backend=):
 #   fn(a, b, config=None, *, precision=None, preferred_element_type=None,
 #      interpret=None)
 IMPLEMENTATIONS = {
@@ -22,6 +23,7 @@ IMPLEMENTATIONS = {
 __all__ = [
     "IMPLEMENTATIONS",
     "CorruptCacheWarning",
+    "MosaicConfig",
     "TileConfig",
     "autotune",
     "candidate_configs",

@@ -77,6 +77,8 @@ class TileConfig:
   k_major_b: bool = False
   align_operands: bool = False
 
+  backend = "triton"  # Not a field: which backend runs this config.
+
   def __post_init__(self):
     for field in dataclasses.fields(self):
       value = getattr(self, field.name)

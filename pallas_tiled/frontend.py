@@ -28,20 +28,21 @@ from jax import custom_batching
 import jax.numpy as jnp
 
 from pallas_tiled import batching
-from pallas_tiled import config as config_lib
 
 
 class Kernel(NamedTuple):
   """What a kernel module provides.
 
+  name: the backend ("triton" or "mosaic"), for logs and benchmark rows.
   product(a, b, *, problem, config, precision, out_dtype, interpret) returns
     (problem.size, M, N) for operands flattened to (batch, rows, cols).
-  select_config(m, n, k, dtype, precision, auto) picks a TileConfig.
+  select_config(m, n, k, dtype, precision, *, out_dtype, auto) picks the
+    kernel's config.
   """
 
   name: str
   product: Callable[..., jax.Array]
-  select_config: Callable[..., config_lib.TileConfig]
+  select_config: Callable[..., Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +50,7 @@ class _Op:
   """Everything static about one product: hashable, for custom_vjp."""
 
   kernel: Kernel
-  config: config_lib.TileConfig | str | None  # None and "auto" select one.
+  config: Any  # The kernel's config class; None and "auto" select one.
   precision: Any
   out_dtype: Any
   interpret: bool
@@ -90,9 +91,10 @@ def _launch(a, b, op: _Op) -> jax.Array:
     problem = batching.BatchedProblem.from_shapes(
         a.shape, b.shape[-2:], transpose_b=op.transpose_b)
   config = op.config
-  if not isinstance(config, config_lib.TileConfig):
+  if config is None or config == "auto":
     config = op.kernel.select_config(*selection_shape(problem), a.dtype,
-                                     op.precision, auto=config == "auto")
+                                     op.precision, out_dtype=op.out_dtype,
+                                     auto=config == "auto")
   out = op.kernel.product(
       a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]),
       problem=problem, config=config, precision=op.precision,

@@ -76,8 +76,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   )(a, b)
 
 
-def _select_config(m, n, k, dtype, precision, *, auto=False):
-  del auto  # The naive kernel has nothing to tune.
+def _select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
+  del out_dtype, auto  # The naive kernel has nothing to tune.
   return config_lib.default_naive_config(m, n, k, dtype, precision)
 
 
@@ -101,4 +101,4 @@ def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
   return frontend.matmul(_KERNEL, a, b, call, config)
 
 
-_KERNEL = frontend.Kernel("naive", batched_product, _select_config)
+_KERNEL = frontend.Kernel("triton", batched_product, _select_config)

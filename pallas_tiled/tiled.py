@@ -34,7 +34,6 @@ from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 from pallas_tiled import masking
 from pallas_tiled import tuning_cache
-from pallas_tiled import validation
 
 
 def _grouped_tile(pid, *, num_m, num_n, group_m):
@@ -213,33 +212,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   return out
 
 
-def matmul(a, b, config: config_lib.TileConfig | str | None = None, *,
-           precision=None, preferred_element_type=None, interpret=None):
-  """`a @ b` with the tiled Pallas kernel, with jnp.matmul's semantics.
-
-  Shapes as in jnp.matmul: matrices, vectors (1-D a or b) and batches with
-  broadcast batch dimensions, which become a batch axis of the grid. The
-  result dtype is the inputs' unless `preferred_element_type` sets it;
-  float32 at default precision may use TF32 on GPU, as XLA does, and
-  `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
-  Accumulation is always float32. Differentiable in reverse mode (jax.grad,
-  the backward runs this kernel too) and batchable with jax.vmap.
-
-  config: a TileConfig (for the forward product; backward products pick
-    their own); None for the table tuned for this GPU (or the heuristic
-    `default_tiled_config`); "auto" to prefer the user's autotune cache
-    (filled by `pallas_tiled.autotune`).
-  interpret: None interprets exactly when JAX's default backend is the CPU.
-  Usable inside `jax.jit`: all checks run on static shapes and dtypes.
-  """
-  call = validation.check_matmul_call(
-      a, b, precision=precision,
-      preferred_element_type=preferred_element_type, interpret=interpret)
-  validation.check_config_type(config, config_lib.TileConfig, ("auto",))
-  if isinstance(config, config_lib.TileConfig) and not call.interpret:
-    config_lib.check_triton_tiles(config, call.dtype,
-                                  validation.compute_capability())
-  return frontend.matmul(_KERNEL, a, b, call, config)
+def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
+  """The config a call runs when given none: see tuning_cache.select_config."""
+  del out_dtype  # The Triton configs hold for every output dtype.
+  return tuning_cache.select_config(m, n, k, dtype, precision, auto=auto)
 
 
-_KERNEL = frontend.Kernel("tiled", batched_product, tuning_cache.select_config)
+KERNEL = frontend.Kernel("triton", batched_product, select_config)

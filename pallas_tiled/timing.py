@@ -16,14 +16,23 @@ class Timing(NamedTuple):
   method: str  # "cupti" (GPU kernel time) or "wall-clock-interpret" (CPU).
   iterations: int
   result: jax.Array
+  # (kernel name, median time in us) per kernel of one call; CUPTI only.
+  kernels: tuple[tuple[str, float], ...] = ()
 
 
-def _cupti_times_ms(f, args, iterations):
+def _cupti_times(f, args, iterations):
+  """(result, per-call total ms, per-kernel median us) from CUPTI."""
   from jax.experimental.mosaic.gpu import profiler  # Needs the CUDA plugin.
-  result, times_ms = profiler.measure(f, iterations=iterations)(*args)
-  if times_ms is None:
+  result, runs = profiler.measure(f, iterations=iterations,
+                                  aggregate=False)(*args)
+  if not runs:
     raise RuntimeError("CUPTI recorded no kernel for this call.")
-  return result, list(times_ms) if iterations > 1 else [times_ms]
+  runs = runs if iterations > 1 else [runs]
+  totals = [sum(ms for _, ms in run) for run in runs]
+  kernels = tuple(
+      (name, statistics.median(run[i][1] for run in runs) * 1e3)
+      for i, (name, _) in enumerate(runs[0]))
+  return result, totals, kernels
 
 
 def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
@@ -44,9 +53,9 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
     elapsed = time.perf_counter() - start
   iterations = max(3, min(iterations, int(budget_s / max(elapsed, 1e-9))))
   if jax.default_backend() == "gpu":
-    result, times_ms = _cupti_times_ms(f, args, iterations)
+    result, times_ms, kernels = _cupti_times(f, args, iterations)
     return Timing(statistics.median(times_ms) * 1e3, "cupti", iterations,
-                  result)
+                  result, kernels)
   times_s = []
   for _ in range(iterations):
     start = time.perf_counter()

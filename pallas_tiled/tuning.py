@@ -18,8 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import accuracy
+from pallas_tiled import backends
 from pallas_tiled import config as config_lib
-from pallas_tiled import tiled
 from pallas_tiled import timing
 from pallas_tiled import tuning_cache
 from pallas_tiled import validation
@@ -117,7 +117,7 @@ def autotune(a_shape, b_shape, dtype, *, precision=None, candidates=None,
   tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
   best, best_us, method = None, float("inf"), ""
   for config in candidates:
-    fn = functools.partial(tiled.matmul, config=config,
+    fn = functools.partial(backends.matmul, config=config,
                            precision=call.precision, interpret=call.interpret)
     try:
       result = timing.measure(fn, a, b, iterations=iterations, warmup=warmup)

@@ -154,11 +154,14 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
 
 
 def check_config_type(config, config_cls, names=()) -> None:
-  """Raises TypeError unless `config` is None, a `config_cls` or in `names`."""
+  """Raises TypeError unless `config` is None, a `config_cls` (a class or a
+  tuple of them) or in `names`."""
   if config is None or isinstance(config, config_cls) or (
       isinstance(config, str) and config in names):
     return
-  allowed = ", ".join(["None", *map(repr, names), f"a {config_cls.__name__}"])
+  classes = config_cls if isinstance(config_cls, tuple) else (config_cls,)
+  allowed = ", ".join(["None", *map(repr, names),
+                       *(f"a {cls.__name__}" for cls in classes)])
   raise TypeError(f"config must be one of {allowed}; got {config!r}.")
 
 

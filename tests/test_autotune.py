@@ -138,14 +138,14 @@ def test_autotune_skips_failing_candidates(tmp_path, monkeypatch):
   """A candidate that raises (say, a compile error) is logged and skipped."""
   good = pallas_tiled.TileConfig(16, 16, 16)
   failing = pallas_tiled.TileConfig(32, 32, 32)
-  matmul = tuning.tiled.matmul
+  matmul = tuning.backends.matmul
 
   def fails_for_one_config(a, b, config, **kwargs):
     if config == failing:
       raise RuntimeError("out of resources")
     return matmul(a, b, config, **kwargs)
 
-  monkeypatch.setattr(tuning.tiled, "matmul", fails_for_one_config)
+  monkeypatch.setattr(tuning.backends, "matmul", fails_for_one_config)
   cache = tuning_cache.TuningCache(tmp_path / "cache.json")
   assert tuning.autotune((20, 30), (30, 10), jnp.float32, cache=cache,
                            candidates=[failing, good], iterations=1,

@@ -1,0 +1,114 @@
+"""`pallas_tiled.matmul`: the tiled matmul on the backend that suits the call.
+
+Two kernels express the same tiling: `tiled.py` on Pallas' Triton lowering
+(any CUDA GPU, any float32 precision) and `mosaic.py` on Mosaic GPU (Hopper
+only: TMA, wgmma, warp specialization). `backend="auto"` picks by the rule
+in `resolve_backend`, measured on an H200 (BUILD_NOTES.md).
+"""
+
+from __future__ import annotations
+
+import math
+
+from jax import lax
+import jax.numpy as jnp
+
+from pallas_tiled import config as config_lib
+from pallas_tiled import frontend
+from pallas_tiled import mosaic
+from pallas_tiled import tiled
+from pallas_tiled import validation
+
+BACKENDS = ("auto", "triton", "mosaic")
+KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
+CONFIG_TYPES = {"triton": config_lib.TileConfig, "mosaic": mosaic.MosaicConfig}
+# Below this many multiply-adds, the Mosaic kernel's padding copies (for
+# dimensions that are not multiples of 64) cost more than it gains: on an
+# H200, 1000^3 bfloat16 ran at 0.36x jnp.matmul on Mosaic and 0.65x on
+# Triton, while 4097^3 ran at 2.99x on Mosaic and 2.6x on Triton.
+_MOSAIC_PADDED_MIN_MACS = 2048**3
+
+
+def _mosaic_runs_float32(precision) -> bool:
+  """Mosaic GPU's wgmma takes float32 as TF32 only: XLA's default."""
+  return precision in (None, lax.Precision.DEFAULT,
+                       (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
+                       lax.DotAlgorithmPreset.DEFAULT)
+
+
+def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
+  """The backend that runs a checked call: "triton" or "mosaic".
+
+  An explicit config names its backend. "auto" takes Mosaic GPU on compute
+  capability 9.x, compiled, for float32 at default precision (TF32: Mosaic
+  0.90-0.96x jnp.matmul against Triton's 0.55x) and for 16-bit products at
+  least 128 wide in M and N and 128 deep, unless a dimension is not a
+  multiple of 64 (so Mosaic would pad) and the product is small. Everything
+  else runs on Triton.
+  """
+  if backend not in BACKENDS:
+    raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
+  if isinstance(config, (config_lib.TileConfig, mosaic.MosaicConfig)):
+    if backend not in ("auto", config.backend):
+      raise ValueError(
+          f"config={config} is a {type(config).__name__}, which runs on the"
+          f" {config.backend!r} backend, but backend={backend!r}.")
+    backend = config.backend
+  if backend == "mosaic" and call.dtype == jnp.float32 and not (
+      _mosaic_runs_float32(call.precision)):
+    raise ValueError(
+        f"backend='mosaic' computes float32 as TF32 only, but precision="
+        f"{call.precision!r}; use backend='triton' (or 'auto') for full"
+        " float32 precision.")
+  hopper = validation.compute_capability() in ((9, 0), (9, 1))
+  if backend == "mosaic" and not call.interpret and not hopper:
+    raise ValueError(
+        "backend='mosaic' compiles for Hopper (compute capability 9.x), but"
+        f" this device has {validation.compute_capability()}; use"
+        " backend='triton' or 'auto'.")
+  if backend != "auto":
+    return backend
+  if call.interpret or not hopper:
+    return "triton"
+  if call.dtype == jnp.float32:
+    return "mosaic" if _mosaic_runs_float32(call.precision) else "triton"
+  if min(call.m, call.n) < 128 or call.k < 128:
+    return "triton"
+  padded = any(size % 64 for size in (call.m, call.n, call.k))
+  macs = math.prod((call.m, call.n, call.k, *call.batch))
+  return "triton" if padded and macs < _MOSAIC_PADDED_MIN_MACS else "mosaic"
+
+
+def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
+           preferred_element_type=None, interpret=None):
+  """`a @ b` with the tiled Pallas kernel, with jnp.matmul's semantics.
+
+  Shapes as in jnp.matmul: matrices, vectors (1-D a or b) and batches with
+  broadcast batch dimensions, which become a batch axis of the grid. The
+  result dtype is the inputs' unless `preferred_element_type` sets it;
+  float32 at default precision may use TF32 on GPU, as XLA does, and
+  `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
+  Accumulation is always float32. Differentiable in reverse mode (jax.grad;
+  the backward runs these kernels too) and batchable with jax.vmap.
+
+  config: a TileConfig (Triton) or a MosaicConfig (Mosaic GPU), for the
+    forward product (backward products pick their own); None for the table
+    tuned for this GPU or the backend's heuristic; "auto" to prefer the
+    user's autotune cache (filled by `pallas_tiled.autotune`).
+  backend: "auto", "triton" or "mosaic" (see `resolve_backend`).
+  interpret: None interprets exactly when JAX's default backend is the CPU;
+    both backends have an interpreter (Mosaic GPU's is slow).
+  Usable inside `jax.jit`: all checks run on static shapes and dtypes.
+  """
+  call = validation.check_matmul_call(
+      a, b, precision=precision,
+      preferred_element_type=preferred_element_type, interpret=interpret)
+  validation.check_config_type(
+      config, (config_lib.TileConfig, mosaic.MosaicConfig), ("auto",))
+  backend = resolve_backend(call, config, backend)
+  if isinstance(config, config_lib.TileConfig) and not call.interpret:
+    config_lib.check_triton_tiles(config, call.dtype,
+                                  validation.compute_capability())
+  elif isinstance(config, mosaic.MosaicConfig):
+    mosaic.check_config(config, call.dtype, call.out_dtype)
+  return frontend.matmul(KERNELS[backend], a, b, call, config)

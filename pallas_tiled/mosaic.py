@@ -1,0 +1,568 @@
+"""The Hopper backend: Pallas on Mosaic GPU, with TMA, wgmma and warpgroups.
+
+The same concept as `tiled.py` (output tiles to programs, K-phases into a
+float32 accumulator, zero-filled edges), in Hopper's own units. Where the
+Triton kernel leaves staging and pipelining to Triton, this one spells them
+out with Mosaic GPU primitives (`plgpu`):
+
+* Persistent grid: one CTA per SM (`config.num_sms`) walks the output tiles
+  with `plgpu.nd_loop`, in "planar snake" order (`plgpu.planar_snake`: strips
+  `grid_tile_width` tiles wide, alternately walked forwards and backwards) for
+  L2 reuse. Batch elements are an outer loop dimension; each operand's batch
+  index comes from `BatchedProblem`, so broadcast operands are read in place.
+* K-phases: `plgpu.emit_pipeline_warp_specialized` (or `plgpu.emit_pipeline`
+  without warp specialization) keeps `max_concurrent_steps` (A, B) K-tiles in
+  flight in swizzled shared memory, loaded by TMA. With warp specialization a
+  producer warpgroup issues the copies and two consumer warpgroups each own a
+  (tile_m x tile_n) float32 accumulator (`plgpu.ACC`, in registers) that
+  `plgpu.wgmma` adds each K-tile's product into.
+* Epilogue: each consumer casts its accumulator once, writes it in
+  (epi_tile_m x epi_tile_n) pieces to double-buffered shared memory and
+  stores them with TMA (`plgpu.copy_smem_to_gmem`).
+* Boundaries: any M, N and K. TMA zero-fills the parts of a load that fall
+  outside the array (so the ragged last K-tile adds zeros) and drops the
+  parts of a store that do, so edge tiles need no masks.
+* Padding, where unavoidable: Mosaic GPU copies a swizzled tile by viewing
+  the whole array as (8, swizzle width) tiles, so an operand whose rows are
+  not a multiple of 8 or whose contiguous axis is not a multiple of the
+  swizzle width (64 bfloat16/float16 or 32 float32 elements) is first copied
+  into a zero-padded buffer (this also gives TMA the 16-byte row strides it
+  needs, e.g. for K = 4097), and so is one smaller than a tile. Likewise the
+  output: a ragged output is allocated padded and sliced afterwards. Shapes
+  that are multiples of 64 and at least a tile are never copied.
+* dtypes: bfloat16 and float16 (wgmma reads either operand in either major
+  order, so operands stored transposed are staged as they are); float32 as
+  TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
+  B is transposed to (N, K) by XLA unless it is stored that way, and an A
+  stored transposed is transposed back. Accumulation is always float32.
+
+Mosaic GPU compiles for compute capability 9.0 (sm_90a). In interpret mode
+the kernel runs on the CPU in the Mosaic GPU interpreter (out-of-bounds
+copies are modelled from jax 0.11; on 0.10 the interpreter rejects them, so
+interpret mode pads operands to whole tiles there).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_tiled import frontend
+
+# Streaming multiprocessors of an H100 / H200: one persistent CTA each.
+SM_COUNT = 132
+# Registers per thread kept by the producer warpgroup (the rest go to the two
+# consumers); 40 is what jax's Hopper example uses.
+_MEMORY_REGISTERS = 40
+# TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
+_TMA_ALIGN_BYTES = 16
+# Shared memory one CTA may use on Hopper, in bytes (227 KiB).
+_SMEM_LIMIT_BYTES = 227 * 1024
+
+_DIMS = ("m", "n")
+# Mosaic GPU's two lowerings (CompilerParams.lowering_semantics): warpgroup
+# (the default from jax 0.11, which infers layouts; jax's Hopper example uses
+# it) and lane (the default in 0.10, explicit layouts only).
+_SEMANTICS = {
+    "warpgroup": lambda: plgpu.LoweringSemantics.Warpgroup,
+    "lane": lambda: plgpu.LoweringSemantics.Lane,
+}
+_SIXTEEN_BIT = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
+
+
+def _interpret_params():
+  """The Mosaic GPU interpreter's parameters.
+
+  Public as plgpu.InterpretGPUParams from jax 0.11; jax 0.10 has them only
+  in a private module, the one private import of this package.
+  """
+  params = getattr(plgpu, "InterpretGPUParams", None)
+  if params is None:  # jax 0.10
+    from jax._src.pallas.mosaic_gpu.interpret import params as params_lib  # pylint: disable=g-import-not-at-top
+    params = params_lib.InterpretGPUParams
+  return params()
+
+
+def _interpreter_fills_out_of_bounds() -> bool:
+  """Whether the interpreter zero-fills OOB loads and clips OOB stores
+  (jax >= 0.11; 0.10 raises on any out-of-bounds copy)."""
+  return hasattr(plgpu, "InterpretGPUParams")
+
+
+@dataclasses.dataclass(frozen=True)
+class MosaicConfig:
+  """Tiles and knobs of the Mosaic GPU kernel.
+
+  tile_m, tile_n: the output tile of one consumer warpgroup (its float32
+    accumulator lives in registers: tile_m * tile_n / 128 per thread, so keep
+    tile_m * tile_n <= 128 * 256). tile_m is a multiple of 64 (wgmma's M),
+    tile_n a multiple of 8 and at most 256 (wgmma's N).
+  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (64 bf16/f16
+    elements, 32 float32) for the widest swizzle; at least 32 bytes.
+  max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
+  warp_specialized: one producer warpgroup issues the TMA loads and two
+    consumer warpgroups compute a (2 * tile_m) x tile_n or tile_m x (2 *
+    tile_n) CTA tile (see `wg_dimension`). False: one warpgroup does both,
+    CTA tile = consumer tile.
+  wg_dimension: "m" or "n", the dimension along which the two consumer
+    warpgroups split the CTA tile (ignored without warp specialization).
+  grid_minor_dim, grid_tile_width: tile order, `plgpu.planar_snake`: strips
+    of `grid_tile_width` tiles along `grid_minor_dim` ("m" or "n"), walked
+    alternately forwards and backwards.
+  epi_tile_m, epi_tile_n: the epilogue stores the accumulator in pieces of
+    this shape through shared memory (must divide tile_m and tile_n; 0
+    means the whole consumer tile).
+  num_sms: persistent CTAs launched (132 on an H100 / H200).
+  lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
+    differ only for outputs that are not a whole number of (8, 128-byte)
+    tiles: warpgroup pads such outputs and slices them afterwards, lane
+    stores them unswizzled.
+  """
+
+  tile_m: int = 128
+  tile_n: int = 128
+  tile_k: int = 64
+  max_concurrent_steps: int = 4
+  warp_specialized: bool = True
+  wg_dimension: str = "n"
+  grid_minor_dim: str = "n"
+  grid_tile_width: int = 4
+  epi_tile_m: int = 64
+  epi_tile_n: int = 64
+  num_sms: int = SM_COUNT
+  lowering: str = "warpgroup"
+
+  def __post_init__(self):
+    for field in dataclasses.fields(self):
+      value = getattr(self, field.name)
+      if field.type in ("bool", bool):
+        if not isinstance(value, (bool, np.bool_)):
+          raise TypeError(
+              f"MosaicConfig.{field.name} must be a bool, got {value!r}.")
+        object.__setattr__(self, field.name, bool(value))
+      elif field.type in ("str", str):
+        choices = _SEMANTICS if field.name == "lowering" else _DIMS
+        if value not in choices:
+          raise ValueError(
+              f"MosaicConfig.{field.name} must be one of {tuple(choices)},"
+              f" got {value!r}.")
+      else:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+          raise TypeError(
+              f"MosaicConfig.{field.name} must be an int, got {value!r} of"
+              f" type {type(value).__name__}.")
+        lo = 0 if field.name.startswith("epi_") else 1
+        if value < lo:
+          raise ValueError(
+              f"MosaicConfig.{field.name} must be >= {lo}, got {value}.")
+        object.__setattr__(self, field.name, int(value))
+    if self.tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
+          " (wgmma's M).")
+    if self.tile_n % 8 or self.tile_n > 256:
+      raise ValueError(
+          f"MosaicConfig.tile_n={self.tile_n} must be a multiple of 8 and at"
+          " most 256 (wgmma's N).")
+    if self.tile_k % 8:
+      raise ValueError(
+          f"MosaicConfig.tile_k={self.tile_k} must be a multiple of 8.")
+    for tile, epi in (("tile_m", "epi_tile_m"), ("tile_n", "epi_tile_n")):
+      if getattr(self, epi) and getattr(self, tile) % getattr(self, epi):
+        raise ValueError(
+            f"MosaicConfig.{epi}={getattr(self, epi)} must divide"
+            f" {tile}={getattr(self, tile)}.")
+    if self.epi_tile_m and self.epi_tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.epi_tile_m={self.epi_tile_m} must be a multiple of"
+          " 64 (a warpgroup's accumulator rows).")
+
+  @property
+  def num_compute_wgs(self) -> int:
+    return 2 if self.warp_specialized else 1
+
+  @property
+  def cta_tile(self) -> tuple[int, int]:
+    """The (rows, cols) of output one CTA computes per tile step."""
+    split = self.num_compute_wgs
+    if self.wg_dimension == "m":
+      return self.tile_m * split, self.tile_n
+    return self.tile_m, self.tile_n * split
+
+  @property
+  def epi_tile(self) -> tuple[int, int]:
+    return self.epi_tile_m or self.tile_m, self.epi_tile_n or self.tile_n
+
+  @property
+  def label(self) -> str:
+    """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
+    parts = [f"{self.tile_m}x{self.tile_n}x{self.tile_k}",
+             f"s{self.max_concurrent_steps}",
+             f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
+             f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
+             "epi{}x{}".format(*self.epi_tile)]
+    if self.num_sms != SM_COUNT:
+      parts.append(f"sm{self.num_sms}")
+    if self.lowering != "warpgroup":
+      parts.append(self.lowering)
+    return "/".join(parts)
+
+  backend = "mosaic"  # Not a field: which backend runs this config.
+
+  def shared_memory_bytes(self, dtype, out_dtype) -> int:
+    """Pipeline buffers plus the double-buffered epilogue, per CTA."""
+    cta_m, cta_n = self.cta_tile
+    operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
+                * jnp.dtype(dtype).itemsize)
+    epi_m, epi_n = self.epi_tile
+    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
+    epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
+                * jnp.dtype(out_dtype).itemsize)
+    return operands + epilogue
+
+
+def default_config(dtype, out_dtype=None) -> MosaicConfig:
+  """A starting point: 128 x 256 CTA tiles of two 128 x 128 consumers,
+  128-byte K-tiles, 4 stages (3 for float32, whose K-tiles hold half the
+  elements) and 64 x 128-byte epilogue pieces, which fit in shared memory.
+  On an H200 it ran bfloat16 4096^3 at 0.98x jnp.matmul (BUILD_NOTES.md)."""
+  dtype = jnp.dtype(dtype)
+  out_dtype = jnp.dtype(out_dtype or dtype)
+  return MosaicConfig(
+      tile_k=128 // dtype.itemsize,
+      max_concurrent_steps=3 if dtype.itemsize == 4 else 4,
+      epi_tile_n=128 // out_dtype.itemsize)
+
+
+def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
+  """The config `matmul(..., backend="mosaic")` runs when given none."""
+  del m, n, k, precision, auto  # One config serves every shape so far.
+  return default_config(dtype, out_dtype)
+
+
+def check_config(config: MosaicConfig, dtype, out_dtype) -> None:
+  """Raises ValueError if the compiled kernel cannot take `config`."""
+  dtype = jnp.dtype(dtype)
+  if config.tile_k * dtype.itemsize < 32:
+    raise ValueError(
+        f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
+        f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
+        f" bytes (use tile_k={128 // dtype.itemsize} for the 128-byte"
+        " swizzle).")
+  needed = config.shared_memory_bytes(dtype, out_dtype)
+  if needed > _SMEM_LIMIT_BYTES:
+    raise ValueError(
+        f"{config.label} needs about {needed} bytes of shared memory per CTA"
+        f" for {dtype} inputs and {jnp.dtype(out_dtype)} outputs, over"
+        f" Hopper's {_SMEM_LIMIT_BYTES}. Lower max_concurrent_steps, the"
+        " tiles or the epilogue tile.")
+
+
+def _swizzle_bytes(*minor_bytes: int) -> int:
+  """The widest swizzle (128/64/32 bytes) dividing every minor extent."""
+  return min(plgpu.find_swizzle(b * 8) for b in minor_bytes)
+
+
+def _operand_swizzle(config, dtype, a_k_major, b_k_major) -> int:
+  """The swizzle of both operand tiles in shared memory (wgmma needs one).
+
+  It is set by the tiles' contiguous extents: tile_k for a K-major operand,
+  the consumer's tile_m or tile_n for an M- or N-major one (16-bit dtypes
+  only; TF32 operands are always K-major).
+  """
+  itemsize = jnp.dtype(dtype).itemsize
+  c = config
+  # tile_k always counts: wgmma steps through K in swizzle-wide groups.
+  swizzle = _swizzle_bytes(
+      c.tile_k * itemsize,
+      (c.tile_k if a_k_major else c.tile_m) * itemsize,
+      (c.tile_k if b_k_major else c.tile_n) * itemsize)
+  if swizzle < 32:
+    raise ValueError(
+        f"{c.label}: the operand tiles' contiguous extents allow only a"
+        f" {swizzle}-byte swizzle for {jnp.dtype(dtype)}; wgmma needs 32 or"
+        " more (make tile_k, and tile_m / tile_n for M- / N-major operands,"
+        " multiples of 32 bytes).")
+  return swizzle
+
+
+def _tma_operand(x, swizzle, box):
+  """Zero-pads `x` to what Mosaic GPU's TMA copies can address.
+
+  Mosaic GPU copies a swizzled tile by viewing the whole GMEM array as
+  (8, swizzle / itemsize) tiles (launch_context.TileTransform), so its rows
+  must be a multiple of 8 and its contiguous axis a multiple of the swizzle
+  width (64 bfloat16 / 32 float32 elements for 128 bytes); this also makes
+  every row stride a multiple of 16 bytes, as TMA requires. A dimension
+  smaller than the copied `box` is padded to it: on an H200, 1x1x1 and 7x7x7
+  gave wrong results without that. Arrays that comply are not copied.
+  """
+  rows, cols = x.shape[-2:]
+  width = swizzle // jnp.dtype(x.dtype).itemsize
+  return _pad_to(x, (*x.shape[:-2], max(_round_up(rows, 8), box[0]),
+                     max(_round_up(cols, width), box[1])))
+
+
+def _smem_transforms(swizzle: int, dtype):
+  """Tiling + swizzle of a shared-memory tile, as wgmma and TMA expect."""
+  return (plgpu.TilingTransform((8, swizzle // jnp.dtype(dtype).itemsize)),
+          plgpu.SwizzleTransform(swizzle))
+
+
+def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
+            b_k_major, swizzle, swizzled_out):
+  """One persistent CTA: loops over its output tiles, pipelines K-tiles.
+
+  a_ref: (batches, M, K) if `a_k_major` else (batches, K, M); b_ref:
+  (batches, N, K) if `b_k_major` else (batches, K, N); o_ref: (problem.size,
+  M, N). Batch element g reads a[problem.a_index(g)], b[problem.b_index(g)].
+  """
+  c = config
+  dtype, out_dtype = a_ref.dtype, o_ref.dtype
+  cta_m, cta_n = c.cta_tile
+  wgs = c.num_compute_wgs
+  split_m = c.wg_dimension == "m" and wgs > 1
+  split_n = c.wg_dimension == "n" and wgs > 1
+  m_iters, n_iters = pl.cdiv(m, cta_m), pl.cdiv(n, cta_n)
+  k_iters = pl.cdiv(k, c.tile_k)
+
+  a_block = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
+  b_block = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
+  transforms = _smem_transforms(swizzle, dtype)
+  a_index = (lambda ki: (0, ki)) if a_k_major else (lambda ki: (ki, 0))
+  b_index = (lambda ki: (0, ki)) if b_k_major else (lambda ki: (ki, 0))
+
+  epi_m, epi_n = c.epi_tile
+  epi_slots = min(2, (c.tile_m * c.tile_n) // (epi_m * epi_n))
+  if swizzled_out:
+    out_swizzle = _swizzle_bytes(epi_n * jnp.dtype(out_dtype).itemsize)
+    out_transforms = _smem_transforms(out_swizzle, out_dtype)
+  else:
+    out_transforms = ()
+
+  def wg_operands(wg, a_smem, b_smem):
+    """This consumer's (tile_m, tile_k) and (tile_k, tile_n) wgmma views."""
+    rows = pl.ds(wg * c.tile_m, c.tile_m) if split_m else slice(None)
+    cols = pl.ds(wg * c.tile_n, c.tile_n) if split_n else slice(None)
+    a = a_smem.at[rows] if a_k_major else a_smem.at[:, rows].transpose((1, 0))
+    b = b_smem.at[cols].transpose((1, 0)) if b_k_major else b_smem.at[:, cols]
+    return a, b
+
+  def epilogue(acc_ref, out_smem, o_tile, wg):
+    """Casts the accumulator and stores it through SMEM with TMA."""
+    acc = acc_ref[...].astype(out_dtype)
+    row0 = wg * c.tile_m if split_m else 0
+    col0 = wg * c.tile_n if split_n else 0
+    for i in range(c.tile_m // epi_m):
+      for j in range(c.tile_n // epi_n):
+        slot = (i * (c.tile_n // epi_n) + j) % epi_slots
+        # The store that last read this slot must be done before we refill.
+        plgpu.wait_smem_to_gmem(epi_slots - 1, wait_read_only=True)
+        out_smem[wg, slot] = acc[i * epi_m:(i + 1) * epi_m,
+                                 j * epi_n:(j + 1) * epi_n]
+        plgpu.commit_smem()
+        plgpu.copy_smem_to_gmem(
+            out_smem.at[wg, slot],
+            o_tile.at[pl.ds(row0 + i * epi_m, epi_m),
+                      pl.ds(col0 + j * epi_n, epi_n)])
+
+  def tile_views(loop_info):
+    """GMEM windows of this step's output tile and its operand strips."""
+    g, lin_idx = loop_info.index
+    mi, ni = plgpu.planar_snake(lin_idx, (m_iters, n_iters),
+                                _DIMS.index(c.grid_minor_dim),
+                                c.grid_tile_width)
+    rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
+    a = a_ref.at[problem.a_index(g)]
+    b = b_ref.at[problem.b_index(g)]
+    a = a.at[rows, :] if a_k_major else a.at[:, rows]
+    b = b.at[cols, :] if b_k_major else b.at[:, cols]
+    return a, b, o_ref.at[g].at[rows, cols]
+
+  loop_grid = (problem.size, m_iters * n_iters)
+  out_smem_type = plgpu.SMEM((wgs, epi_slots, epi_m, epi_n), out_dtype,
+                             transforms=out_transforms)
+
+  if c.warp_specialized:
+    def make_pipeline(body, compute_context):
+      return plgpu.emit_pipeline_warp_specialized(
+          body,
+          grid=(k_iters,),
+          memory_registers=_MEMORY_REGISTERS,
+          in_specs=[
+              plgpu.BlockSpec(a_block, a_index, transforms=transforms),
+              plgpu.BlockSpec(b_block, b_index, transforms=transforms),
+          ],
+          wg_axis="wg",
+          num_compute_wgs=wgs,
+          max_concurrent_steps=c.max_concurrent_steps,
+          compute_context=compute_context,
+      )
+
+    # The bodies do not change the allocations, so allocate once, outside
+    # the tile loop, and share them across tiles.
+    unused = lambda *_, **__: None
+    allocs = make_pipeline(unused, unused).get_allocations(a_ref, b_ref)
+
+    @functools.partial(pl.run_scoped, allocs=allocs, out_smem=out_smem_type,
+                       collective_axes="wg")
+    def _warp_specialized(allocs, out_smem):
+      wg = lax.axis_index("wg")
+
+      @plgpu.nd_loop(loop_grid, collective_axes="sm")
+      def _tile_loop(loop_info):
+        a_strip, b_strip, o_tile = tile_views(loop_info)
+
+        def compute_context(run_pipeline):
+          @functools.partial(
+              pl.run_scoped, acc_ref=plgpu.ACC((c.tile_m, c.tile_n)))
+          def _acc_scope(acc_ref):
+            run_pipeline(acc_ref)
+            epilogue(acc_ref, out_smem, o_tile, wg)
+
+        def mma(_, a_smem, b_smem, acc_ref):
+          plgpu.wgmma(acc_ref, *wg_operands(wg, a_smem, b_smem))
+          plgpu.wgmma_wait(0)
+          return acc_ref
+
+        make_pipeline(mma, compute_context)(
+            a_strip, b_strip, allocations=allocs)
+
+    # Every TMA store must land before the kernel exits.
+    plgpu.wait_smem_to_gmem(0, wait_read_only=True)
+    return
+
+  # One warpgroup: it issues the copies (emit_pipeline) and the wgmmas; a
+  # K-tile's buffer is released one step late, after its wgmma has finished.
+  @functools.partial(pl.run_scoped, out_smem=out_smem_type)
+  def _single_warpgroup(out_smem):
+    @plgpu.nd_loop(loop_grid, collective_axes="sm")
+    def _tile_loop(loop_info):
+      a_strip, b_strip, o_tile = tile_views(loop_info)
+
+      @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC((c.tile_m, c.tile_n)))
+      def _acc_scope(acc_ref):
+        def mma(_, a_smem, b_smem):
+          plgpu.wgmma(acc_ref, *wg_operands(0, a_smem, b_smem))
+          plgpu.wgmma_wait(1)
+
+        plgpu.emit_pipeline(
+            mma,
+            grid=(k_iters,),
+            in_specs=[
+                plgpu.BlockSpec(a_block, a_index, transforms=transforms,
+                                delay_release=1),
+                plgpu.BlockSpec(b_block, b_index, transforms=transforms,
+                                delay_release=1),
+            ],
+            max_concurrent_steps=c.max_concurrent_steps,
+        )(a_strip, b_strip)
+        epilogue(acc_ref, out_smem, o_tile, 0)
+
+  plgpu.wait_smem_to_gmem(0, wait_read_only=True)
+
+
+def _round_up(x, multiple):
+  return -(-x // multiple) * multiple
+
+
+def _pad_to(x, shape):
+  if tuple(x.shape) == tuple(shape):
+    return x
+  return jnp.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)])
+
+
+@functools.partial(
+    jax.jit,
+    static_argnames=("problem", "config", "precision", "out_dtype",
+                     "interpret"))
+def batched_product(a, b, *, problem, config, precision, out_dtype,
+                    interpret):
+  """The kernel on flattened operands: (problem.size, M, N); see tiled.py.
+
+  float32 is computed as TF32 whatever `precision` says; `matmul` sends
+  HIGHEST to the Triton backend instead.
+  """
+  del precision
+  c, p = config, problem
+  if interpret:  # The interpreter runs each CTA as threads: use few.
+    c = dataclasses.replace(c, num_sms=min(c.num_sms, 2))
+  dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
+  # wgmma reads 16-bit operands in either major order; TF32 needs both
+  # K-major: A as (M, K), B as (N, K). XLA transposes what is not.
+  a_k_major, b_k_major = not p.transpose_a, p.transpose_b
+  old_interpreter = interpret and not _interpreter_fills_out_of_bounds()
+  if old_interpreter:
+    # jax 0.10's interpreter cannot read transposed SMEM views (and has no
+    # TF32 layout rules): stage A as (M, K) and B as (K, N).
+    want_a_k_major, want_b_k_major = True, False
+  elif dtype not in _SIXTEEN_BIT:
+    want_a_k_major, want_b_k_major = True, True
+  else:
+    want_a_k_major, want_b_k_major = a_k_major, b_k_major
+  if a_k_major != want_a_k_major:
+    a, a_k_major = jnp.swapaxes(a, -1, -2), want_a_k_major
+  if b_k_major != want_b_k_major:
+    b, b_k_major = jnp.swapaxes(b, -1, -2), want_b_k_major
+  swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
+  cta_m, cta_n = c.cta_tile
+  a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
+  b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
+  if old_interpreter:
+    # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
+    m_out, n_out = _round_up(p.m, cta_m), _round_up(p.n, cta_n)
+    kp = _round_up(p.k, c.tile_k)
+    a = _pad_to(a, (a.shape[0], m_out, kp))
+    b = _pad_to(b, (b.shape[0], kp, n_out))
+  else:
+    # What TMA through Mosaic GPU can address (see the module docstring).
+    # Zero padding along K adds nothing; A's rows past M and B's columns
+    # past N only reach output elements that are never stored.
+    a, b = _tma_operand(a, swizzle, a_box), _tma_operand(b, swizzle, b_box)
+    m_out, n_out = p.m, p.n
+  # The output tile is stored through swizzled shared memory, which makes
+  # TMA view the output as (8, out_width) tiles too: a ragged output is
+  # padded to that (and sliced afterwards).
+  epi_m, epi_n = c.epi_tile
+  out_width = _swizzle_bytes(epi_n * out_dtype.itemsize) // out_dtype.itemsize
+  if c.lowering == "lane":
+    n_out = max(_round_up(n_out, _TMA_ALIGN_BYTES // out_dtype.itemsize),
+                epi_n)
+    m_out = max(m_out, epi_m)
+    swizzled_out = m_out % 8 == 0 and n_out % out_width == 0
+  else:
+    m_out = max(_round_up(m_out, 8), epi_m)
+    n_out = max(_round_up(n_out, out_width), epi_n)
+    swizzled_out = True
+  # TMA zero-fills past the end of the shorter K extent, if they differ.
+  k = max(a.shape[-1] if a_k_major else a.shape[-2],
+          b.shape[-1] if b_k_major else b.shape[-2])
+  kernel = functools.partial(
+      _kernel, config=c, m=m_out, n=n_out, k=k, problem=p,
+      a_k_major=a_k_major, b_k_major=b_k_major, swizzle=swizzle,
+      swizzled_out=swizzled_out)
+  out = plgpu.kernel(
+      kernel,
+      out_type=jax.ShapeDtypeStruct((p.size, m_out, n_out), out_dtype),
+      grid=(c.num_sms,),
+      grid_names=("sm",),
+      num_threads=c.num_compute_wgs + 1 if c.warp_specialized else None,
+      thread_name="wg" if c.warp_specialized else None,
+      compiler_params=plgpu.CompilerParams(
+          lowering_semantics=_SEMANTICS[c.lowering]()),
+      interpret=_interpret_params() if interpret else None,
+      kernel_name="pallas_tiled_mosaic_matmul",
+  )(a, b)
+  if (m_out, n_out) != (p.m, p.n):
+    out = out[:, :p.m, :p.n]
+  return out
+
+
+KERNEL = frontend.Kernel("mosaic", batched_product, select_config)

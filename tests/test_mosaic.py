@@ -1,0 +1,171 @@
+"""The Mosaic GPU backend: compiled on a Hopper GPU, and on the CPU through
+Mosaic GPU's interpreter (slow, so small shapes) and lowering for CUDA.
+
+Lowering for CUDA needs no GPU and runs Mosaic GPU's own passes (layout
+inference, TMA tiling rules, the shared-memory check), so CI catches most
+kernel errors; TF32 rounding and speed show only on the GPU.
+"""
+
+import dataclasses
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import pytest
+
+import pallas_tiled
+from pallas_tiled import backends
+from pallas_tiled import batching
+from pallas_tiled import mosaic
+from pallas_tiled import validation
+from tests import helpers
+
+mosaic_matmul = lambda a, b, **kw: pallas_tiled.matmul(a, b, backend="mosaic",
+                                                      **kw)
+
+SHAPES = [(1, 1, 1), (7, 7, 7), (127, 129, 100), (130, 200, 77)]
+if helpers.ON_GPU:
+  SHAPES += [(128, 256, 64), (1000, 1000, 1000), (4097, 4097, 4097),
+             (127, 4097, 1000), (2048, 2048, 2048), (16, 8192, 4096)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
+def test_matches_float64_reference(dtype, shape, rng):
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  out = helpers.call_with_poisoned_output(mosaic_matmul, a, b)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("shapes", [((3, 1, 65, 70), (2, 70, 33)),
+                                    ((2, 70), (70, 3)), ((5, 40, 64), (64,))],
+                         ids=["broadcast", "vector-batch", "matrix-vector"])
+def test_batches_and_vectors(shapes, rng):
+  a, b = (helpers.random_array(rng, s, jnp.bfloat16) for s in shapes)
+  out = helpers.call_with_poisoned_output(mosaic_matmul, a, b)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
+def test_gradients_use_the_transposed_layouts(dtype, rng):
+  """dA = dC·Bᵀ and dB = Aᵀ·dC run the Mosaic kernel on stored operands."""
+  a, b = helpers.random_operands(rng, 70, 65, 129, dtype)
+  out, vjp = jax.vjp(mosaic_matmul, a, b)
+  ct = helpers.random_array(rng, out.shape, dtype)
+  da, db = vjp(ct)
+  helpers.assert_matmul_close(da, ct, b.T)
+  helpers.assert_matmul_close(db, a.T, ct)
+
+
+def test_vmap(rng):
+  a = helpers.random_array(rng, (3, 40, 70), jnp.float16)
+  b = helpers.random_array(rng, (70, 33), jnp.float16)
+  out = jax.vmap(mosaic_matmul, in_axes=(0, None))(a, b)
+  helpers.assert_matmul_close(out, a, b)
+
+
+CONFIGS = [
+    mosaic.MosaicConfig(tile_m=64, tile_n=64, max_concurrent_steps=2,
+                        grid_tile_width=2, epi_tile_n=32),
+    mosaic.MosaicConfig(wg_dimension="m", grid_minor_dim="m"),
+    mosaic.MosaicConfig(warp_specialized=False, max_concurrent_steps=3),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
+def test_explicit_configs(config, rng):
+  a, b = helpers.random_operands(rng, 130, 100, 200, jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
+def test_lowers_for_cuda(dtype, layout):
+  """Mosaic GPU's passes accept the compiled configs, on any machine: a
+  ragged (1000, 4097) @ (4097, 129), with either operand stored transposed
+  as the backward pass reads them."""
+  transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
+  a = jax.ShapeDtypeStruct((1, 4097, 1000) if transpose_a else (1, 1000, 4097),
+                           dtype)
+  b = jax.ShapeDtypeStruct((1, 129, 4097) if transpose_b else (1, 4097, 129),
+                           dtype)
+  problem = batching.BatchedProblem.from_shapes(
+      a.shape, b.shape, transpose_a=transpose_a, transpose_b=transpose_b)
+  traced = mosaic.batched_product.trace(
+      a, b, problem=problem, config=mosaic.default_config(dtype),
+      precision=None, out_dtype=dtype, interpret=False)
+  text = traced.lower(lowering_platforms=("cuda",)).as_text()
+  assert "pallas_tiled_mosaic_matmul" in text
+
+
+BAD_CONFIGS = [
+    (dict(tile_m=96), ValueError, "multiple of 64"),
+    (dict(tile_n=264), ValueError, "at most 256"),
+    (dict(tile_k=True), TypeError, "must be an int"),
+    (dict(wg_dimension="k"), ValueError, "wg_dimension must be one of"),
+    (dict(epi_tile_n=48), ValueError, "must divide"),
+]
+
+
+@pytest.mark.parametrize("fields, exc, words", BAD_CONFIGS,
+                         ids=[str(c[0]) for c in BAD_CONFIGS])
+def test_config_validates_itself(fields, exc, words):
+  with pytest.raises(exc, match=words):
+    mosaic.MosaicConfig(**fields)
+
+
+def test_shared_memory_is_checked_before_tracing():
+  a = jnp.ones((256, 256), jnp.bfloat16)
+  with pytest.raises(ValueError, match="shared memory"):
+    pallas_tiled.matmul(a, a, config=mosaic.MosaicConfig(
+        max_concurrent_steps=8))
+
+
+F32 = jnp.ones((64, 64), jnp.float32)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(backend="cuda"), "backend='cuda' is not one of"),
+    (dict(backend="triton", config=mosaic.MosaicConfig()),
+     "runs on the 'mosaic' backend, but backend='triton'"),
+    (dict(backend="mosaic", config=pallas_tiled.TileConfig(16, 16, 16)),
+     "runs on the 'triton' backend, but backend='mosaic'"),
+    (dict(backend="mosaic", precision=lax.Precision.HIGHEST),
+     "computes float32 as TF32 only"),
+], ids=["unknown", "mosaic-config-on-triton", "tile-config-on-mosaic",
+        "highest"])
+def test_backend_errors(kwargs, words):
+  with pytest.raises(ValueError, match=words):
+    pallas_tiled.matmul(F32, F32, **kwargs)
+
+
+def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
+  return validation.MatmulCall(m, n, k, (), (m, n), jnp.dtype(dtype),
+                               jnp.dtype(dtype), precision, interpret)
+
+
+@pytest.mark.parametrize("call, capability, expected", [
+    (_call(4096, 4096, 4096), (9, 0), "mosaic"),
+    (_call(4097, 4097, 4097), (9, 0), "mosaic"),       # Big: padding pays.
+    (_call(1000, 1000, 1000), (9, 0), "triton"),       # Small and padded.
+    (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
+    (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
+    (_call(2048, 2048, 2048, jnp.float32, lax.Precision.HIGHEST), (9, 0),
+     "triton"),
+    (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
+    (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
+], ids=["bf16-4096", "bf16-4097", "bf16-1000", "decode", "f32", "f32-highest",
+        "ampere", "interpret"])
+def test_auto_backend_rule(call, capability, expected, monkeypatch):
+  monkeypatch.setattr(validation, "compute_capability", lambda: capability)
+  assert backends.resolve_backend(call, None, "auto") == expected
+
+
+def test_config_label_names_the_knobs():
+  config = dataclasses.replace(mosaic.default_config(jnp.bfloat16),
+                               wg_dimension="m", grid_tile_width=8)
+  assert config.label == "128x128x64/s4/ws-m/snake-n8/epi64x64"
+  assert config.backend == "mosaic" and pallas_tiled.TileConfig(
+      16, 16, 16).backend == "triton"
