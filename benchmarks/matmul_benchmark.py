@@ -38,11 +38,14 @@ import numpy as np
 import suites
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import backends
 from pallas_tiled import batching
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
+from pallas_tiled import mosaic
 from pallas_tiled import timing
 from pallas_tiled import tuning_cache
+from pallas_tiled import validation
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
 # Dense peak TFLOP/s by device and math: 16-bit tensor cores, TF32 tensor
@@ -58,16 +61,22 @@ PEAK_TFLOPS = {
 # Above this many multiply-adds the reference is jnp.matmul at HIGHEST
 # precision in float32 on the device instead of a float64 NumPy product.
 MAX_FLOAT64_REFERENCE_MACS = 4096**3
-# What each impl runs with config=None: for tiled, the shipped table for this
-# device or the heuristic.
+# What each (impl, backend) runs with config=None: for tiled on Triton, the
+# shipped table for this device or the heuristic.
 DEFAULT_CONFIGS = {
-    "tiled": tuning_cache.select_config,
-    "naive": config_lib.default_naive_config,
+    ("tiled", "triton"): tuning_cache.select_config,
+    ("tiled", "mosaic"): lambda m, n, k, dtype, precision: (
+        mosaic.default_config(dtype)),
+    ("naive", "triton"): config_lib.default_naive_config,
 }
-LOWERINGS = {"tiled": "triton", "naive": "triton", "xla": "xla"}
 FWD_BWD = "_fwd_bwd"
+# jax's own Hopper kernel (jax/experimental/pallas/ops/gpu/
+# hopper_matmul_mgpu.py), a baseline for the Mosaic backend: 2-D 16-bit
+# operands whose dimensions its tiles divide.
+JAX_EXAMPLE = "jax_example"
 IMPLS = [*pallas_tiled.IMPLEMENTATIONS,
-         *(impl + FWD_BWD for impl in pallas_tiled.IMPLEMENTATIONS)]
+         *(impl + FWD_BWD for impl in pallas_tiled.IMPLEMENTATIONS),
+         JAX_EXAMPLE]
 
 _IMPLS = flags.DEFINE_list(
     "impls", ["tiled", "naive", "xla"],
@@ -75,6 +84,10 @@ _IMPLS = flags.DEFINE_list(
     + FWD_BWD + " times the product plus both gradients).")
 _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
                             "Input dtypes: bfloat16, float16, float32.")
+_BACKENDS = flags.DEFINE_list(
+    "backends", ["auto"],
+    "Backends for the tiled impls: auto, triton, mosaic; each runs as its own"
+    " case, and rows record the backend that ran.")
 _SHAPES = flags.DEFINE_list(
     "shapes", [], "Shapes MxNxK or BxMxNxK (a batch of B products); if set,"
     " --suite is ignored.")
@@ -126,6 +139,7 @@ class Row:
   n: int
   k: int
   config: dict[str, int] | None
+  config_label: str
   precision: str
   status: str = "ok"
   error: str = ""
@@ -255,27 +269,54 @@ def _timed_function(impl: str, problem: Problem, **kwargs):
   return fwd_bwd
 
 
-def run_case(impl: str, suite: str, problem: Problem, config, *, precision,
-             interpret, device: str) -> Row:
+def _jax_example_config():
+  from jax.experimental.pallas.ops.gpu import hopper_matmul_mgpu as example  # pylint: disable=import-outside-toplevel
+  dims = example.MatmulDimension
+  return example, example.TuningConfig(
+      tile_m=128, tile_n=128, tile_k=64, max_concurrent_steps=4,
+      epi_tile_m=64, epi_tile_n=64, grid_minor_dim=dims.N,
+      grid_tile_width=4, wg_dimension=dims.N)
+
+
+def _jax_example_runs(shape, dtype) -> bool:
+  """Whether jax's example takes this case: 2-D, 16-bit, divisible tiles."""
+  return (len(shape) == 3 and jnp.dtype(dtype).itemsize == 2
+          and shape[0] % 128 == 0 and shape[1] % 256 == 0
+          and shape[2] % 64 == 0)
+
+
+def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
+             *, precision, interpret, device: str) -> Row:
   """Times and checks one case; any failure becomes an error row."""
   base, fwd_bwd = impl.removesuffix(FWD_BWD), impl.endswith(FWD_BWD)
   m, n, k = problem.m, problem.n, problem.k
-  row = Row(impl=impl, backend=LOWERINGS[base], suite=suite,
+  row = Row(impl=impl, backend=backend, suite=suite,
             dtype=problem.dtype.name, batch=problem.batch,
             m=m, n=n, k=k,
             config=dataclasses.asdict(config) if config else None,
+            config_label=config.label if config else "-",
             precision=_PRECISION.value,
             platform=jax.default_backend(), device=device,
-            interpret=bool(interpret) and base != "xla")
-  if config is not None:
+            interpret=bool(interpret) and base not in ("xla", JAX_EXAMPLE))
+  if isinstance(config, pallas_tiled.TileConfig):
     row.num_programs = (problem.batch * -(-m // config.block_m)
                         * -(-n // config.block_n) * config.split_k)
+  elif config is not None:  # Mosaic: one persistent program per SM.
+    row.num_programs = config.num_sms
   if base == "tiled":  # The naive kernel stages nothing in shared memory.
-    row.shared_memory_bytes = config.shared_memory_bytes(problem.dtype)
+    row.shared_memory_bytes = (
+        config.shared_memory_bytes(problem.dtype) if backend == "triton"
+        else config.shared_memory_bytes(problem.dtype, problem.dtype))
   kwargs = dict(precision=precision)
-  if base != "xla":
+  if base == "tiled":
+    kwargs.update(backend=backend)
+  if base in ("tiled", "naive"):
     kwargs.update(config=config, interpret=interpret)
-  fn = _timed_function(impl, problem, **kwargs)
+  if base == JAX_EXAMPLE:
+    example, example_config = _jax_example_config()
+    fn = lambda a, b: (example.matmul(a, b, None, config=example_config),)
+  else:
+    fn = _timed_function(impl, problem, **kwargs)
   try:
     result = timing.measure(fn, problem.a, problem.b, iterations=_ITERS.value,
                             warmup=_WARMUP.value)
@@ -323,11 +364,6 @@ def _fill_speedups(rows: list[Row]) -> None:
       r.speedup_vs_xla = base / r.time_us
 
 
-def config_label(config: dict[str, Any] | None) -> str:
-  """TileConfig.label of a row's config, e.g. 128x256x64/w8/s3/g8."""
-  return pallas_tiled.TileConfig(**config).label if config else "-"
-
-
 def _fmt(value, spec):
   """format(value, spec), or a dash as wide as the spec for a missing value."""
   if value is None:
@@ -344,7 +380,7 @@ def format_table(rows: list[Row]) -> str:
   for r in rows:
     lines.append(
         f"{r.impl:<14} {r.backend:<7} {r.dtype:<8} {r.shape:<18}"
-        f" {config_label(r.config):<34} {_fmt(r.time_us, '10.1f')}"
+        f" {r.config_label:<34} {_fmt(r.time_us, '10.1f')}"
         f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
         f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
         f" {_fmt(r.shared_memory_bytes, '7d')} {_fmt(r.num_programs, '7d')}"
@@ -367,7 +403,7 @@ def write_csv(rows: list[Row], path: str) -> None:
       record = dataclasses.asdict(r)
       record["samples"] = json.dumps(record["samples"])
       record["kernels"] = json.dumps(record["kernels"])
-      record["config"] = config_label(record["config"])
+      record["config"] = record["config_label"]
       writer.writerow(record)
 
 
@@ -387,7 +423,7 @@ def write_plot(rows: list[Row], path: str, title: str) -> None:
     cases = [r for r in rows if r.dtype == dtype]
     if _SWEEP_TILES.value:  # One bar per case, labelled by its config.
       groups = [[r] for r in cases]
-      labels = [f"{r.impl}\n{config_label(r.config)}" for r in cases]
+      labels = [f"{r.impl}\n{r.config_label}" for r in cases]
     else:  # One group per shape, one bar per impl.
       shapes = list(dict.fromkeys(r.shape for r in cases))
       groups = [[r for r in cases if r.shape == s] for s in shapes]
@@ -411,7 +447,7 @@ def write_plot(rows: list[Row], path: str, title: str) -> None:
 
 
 def build_cases(interpret, precision):
-  """[(impl, suite, shape, dtype, config)] in run order."""
+  """[(impl, backend, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
     shapes = [("shapes", parse_shape(s)) for s in _SHAPES.value]
   else:
@@ -436,33 +472,59 @@ def build_cases(interpret, precision):
     if len(shape) != 3:
       raise app.UsageError("--sweep_tiles takes an MxNxK shape")
     for dtype in dtypes:
-      cases.append(("xla", "sweep", shape, dtype, None))
-      cases.append(("tiled", "sweep", shape, dtype,
+      cases.append(("xla", "xla", "sweep", shape, dtype, None))
+      cases.append(("tiled", "triton", "sweep", shape, dtype,
                     tuning_cache.select_config(*shape, dtype, precision)))
       for tile in SWEEP_TILES:
         config = pallas_tiled.TileConfig(
             tile, tile, tile, num_warps=4 if tile <= 64 else 8, num_stages=2)
-        cases.append(("tiled", "sweep", shape, dtype, config))
+        cases.append(("tiled", "triton", "sweep", shape, dtype, config))
     return cases
+  for name in _BACKENDS.value:
+    if name not in backends.BACKENDS:
+      raise app.UsageError(f"--backends: unknown backend {name!r}")
   for suite, shape in shapes:
     for dtype in dtypes:
       for impl in _IMPLS.value:
-        for config in _configs_for(impl, shape, dtype, precision):
-          cases.append((impl, suite, shape, dtype, config))
+        if impl == JAX_EXAMPLE:
+          if _jax_example_runs(shape, dtype) and not interpret:
+            cases.append((impl, "mosaic", suite, shape, dtype, None))
+          continue
+        for backend in _backends_for(impl, shape, dtype, precision,
+                                     interpret):
+          for config in _configs_for(impl, backend, shape, dtype, precision):
+            cases.append((impl, backend, suite, shape, dtype, config))
   return cases
 
 
-def _configs_for(impl, shape, dtype, precision):
-  """The configs one impl runs on one case: --configs, or its default (for
-  the forward product; a fwd_bwd impl's backward products pick their own)."""
-  impl = impl.removesuffix(FWD_BWD)
-  if impl not in DEFAULT_CONFIGS:
+def _backends_for(impl, shape, dtype, precision, interpret):
+  """The backends (resolved, distinct) one impl runs on one case."""
+  base = impl.removesuffix(FWD_BWD)
+  if base != "tiled":
+    return ["xla" if base == "xla" else "triton"]
+  *batch, m, n, k = shape
+  call = validation.MatmulCall(m, n, k, tuple(batch), (*batch, m, n), dtype,
+                               dtype, precision, interpret)
+  try:
+    resolved = [backends.resolve_backend(call, None, name)
+                for name in _BACKENDS.value]
+  except ValueError as e:
+    raise app.UsageError(f"--backends: {e}")
+  return list(dict.fromkeys(resolved))
+
+
+def _configs_for(impl, backend, shape, dtype, precision):
+  """The configs one impl runs on one case: --configs (Triton labels), or
+  its default (for the forward product; a fwd_bwd impl's backward products
+  pick their own)."""
+  key = (impl.removesuffix(FWD_BWD), backend)
+  if key not in DEFAULT_CONFIGS:
     return [None]
   *batch, m, n, k = shape
   problem = batching.BatchedProblem.from_shapes((*batch, m, k), (*batch, k, n))
-  default = DEFAULT_CONFIGS[impl](*frontend.selection_shape(problem), dtype,
-                                  precision)
-  if not _CONFIGS.value:
+  default = DEFAULT_CONFIGS[key](*frontend.selection_shape(problem), dtype,
+                                 precision)
+  if not _CONFIGS.value or backend != "triton":
     return [default]
   try:
     return [default if label == "default"
@@ -486,13 +548,13 @@ def main(argv):
                len(cases), device, jax.default_backend(), jax.__version__,
                mode)
   rows, problems = [], {}
-  for impl, suite, shape, dtype, config in cases:
+  for impl, backend, suite, shape, dtype, config in cases:
     key = (shape, dtype)
     if key not in problems:
       problems.clear()  # Keep one problem's operands alive at a time.
       problems[key] = Problem(shape, dtype)
-    row = run_case(impl, suite, problems[key], config, precision=precision,
-                   interpret=interpret, device=device)
+    row = run_case(impl, backend, suite, problems[key], config,
+                   precision=precision, interpret=interpret, device=device)
     _log_row(row)
     rows.append(row)
   _fill_speedups(rows)

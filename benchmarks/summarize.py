@@ -26,10 +26,17 @@ def _shape(row):
   return f"{batch}{row['m']}x{row['n']}x{row['k']}"
 
 
+def _column(row):
+  """Tiled impls get one column per backend, e.g. "tiled (mosaic)"."""
+  if row["impl"].startswith("tiled"):
+    return f"{row['impl']} ({row.get('backend', 'triton')})"
+  return row["impl"]
+
+
 def summarize(report) -> str:
   meta, rows = report["meta"], report["rows"]
-  impls = list(dict.fromkeys(r["impl"] for r in rows))
-  ratio = "tiled" in impls and "naive" in impls
+  impls = list(dict.fromkeys(_column(r) for r in rows))
+  ratio = "tiled (triton)" in impls and "naive" in impls
   names = [("jnp.matmul" + impl[3:]) if impl.startswith("xla") else impl
            for impl in impls]
   lines = [f"{meta['device']}, jax {meta['jax_version']}, {meta['date']},"
@@ -41,14 +48,14 @@ def summarize(report) -> str:
            "|---|---|" + "---|" * (len(impls) + ratio)]
   cases = {}  # (dtype, shape) -> {impl: first row}, in run order.
   for r in rows:
-    cases.setdefault((r["dtype"], _shape(r)), {}).setdefault(r["impl"], r)
+    cases.setdefault((r["dtype"], _shape(r)), {}).setdefault(_column(r), r)
   for dtype in dict.fromkeys(d for d, _ in cases):
     for (d, shape), found in cases.items():
       if d != dtype:
         continue
       cells = [_cell(found.get(impl)) for impl in impls]
       if ratio:
-        tiled, naive = found.get("tiled"), found.get("naive")
+        tiled, naive = found.get("tiled (triton)"), found.get("naive")
         cells.append(f"{naive['time_us'] / tiled['time_us']:.0f}x"
                      if tiled and naive and tiled["status"] == naive["status"]
                      == "ok" else "-")

@@ -40,11 +40,11 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   """The backend that runs a checked call: "triton" or "mosaic".
 
   An explicit config names its backend. "auto" takes Mosaic GPU on compute
-  capability 9.x, compiled, for float32 at default precision (TF32: Mosaic
-  0.90-0.96x jnp.matmul against Triton's 0.55x) and for 16-bit products at
-  least 128 wide in M and N and 128 deep, unless a dimension is not a
-  multiple of 64 (so Mosaic would pad) and the product is small. Everything
-  else runs on Triton.
+  capability 9.x, compiled, for products at least 128 wide in M and N and
+  128 deep, unless a dimension is not a multiple of 64 (so Mosaic would pad)
+  and the product is small, and for float32 only at default precision (TF32:
+  Mosaic 0.90-0.96x jnp.matmul against Triton's 0.55x; Triton runs HIGHEST
+  as three-pass TF32). Everything else runs on Triton.
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
@@ -70,8 +70,8 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     return backend
   if call.interpret or not hopper:
     return "triton"
-  if call.dtype == jnp.float32:
-    return "mosaic" if _mosaic_runs_float32(call.precision) else "triton"
+  if call.dtype == jnp.float32 and not _mosaic_runs_float32(call.precision):
+    return "triton"
   if min(call.m, call.n) < 128 or call.k < 128:
     return "triton"
   padded = any(size % 64 for size in (call.m, call.n, call.k))

@@ -152,11 +152,13 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
     (_call(1000, 1000, 1000), (9, 0), "triton"),       # Small and padded.
     (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
     (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
+    (_call(16, 4096, 4096, jnp.float32), (9, 0), "triton"),
     (_call(2048, 2048, 2048, jnp.float32, lax.Precision.HIGHEST), (9, 0),
      "triton"),
     (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
     (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
-], ids=["bf16-4096", "bf16-4097", "bf16-1000", "decode", "f32", "f32-highest",
+], ids=["bf16-4096", "bf16-4097", "bf16-1000", "decode", "f32",
+        "f32-decode", "f32-highest",
         "ampere", "interpret"])
 def test_auto_backend_rule(call, capability, expected, monkeypatch):
   monkeypatch.setattr(validation, "compute_capability", lambda: capability)
