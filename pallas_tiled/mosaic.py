@@ -301,8 +301,7 @@ def _tma_operand(x, swizzle, box):
   must be a multiple of 8 and its contiguous axis a multiple of the swizzle
   width (64 bfloat16 / 32 float32 elements for 128 bytes); this also makes
   every row stride a multiple of 16 bytes, as TMA requires. A dimension
-  smaller than the copied `box` is padded to it: on an H200, 1x1x1 and 7x7x7
-  gave wrong results without that. Arrays that comply are not copied.
+  smaller than `box` is padded to it. Arrays that comply are not copied.
   """
   rows, cols = x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
@@ -513,8 +512,12 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     b, b_k_major = jnp.swapaxes(b, -1, -2), want_b_k_major
   swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
   cta_m, cta_n = c.cta_tile
-  a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
-  b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
+  # Boxes are never larger than the arrays, and K spans at least as many
+  # K-tiles as the pipeline keeps in flight: on an H200, products with fewer
+  # K-tiles than stages (1x1x1, 7x7x7) came out as zeros.
+  min_k = c.tile_k * c.max_concurrent_steps
+  a_box = (cta_m, min_k) if a_k_major else (min_k, cta_m)
+  b_box = (cta_n, min_k) if b_k_major else (min_k, cta_n)
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     m_out, n_out = _round_up(p.m, cta_m), _round_up(p.n, cta_n)

