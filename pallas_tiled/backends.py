@@ -22,11 +22,16 @@ from pallas_tiled import validation
 BACKENDS = ("auto", "triton", "mosaic")
 KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
 CONFIG_TYPES = {"triton": config_lib.TileConfig, "mosaic": mosaic.MosaicConfig}
-# Below this many multiply-adds, the Mosaic kernel's padding copies (for
-# dimensions that are not multiples of 64) cost more than it gains: on an
-# H200, 1000^3 bfloat16 ran at 0.36x jnp.matmul on Mosaic and 0.65x on
-# Triton, while 4097^3 ran at 2.99x on Mosaic and 2.6x on Triton.
-_MOSAIC_PADDED_MIN_MACS = 2048**3
+# Measured on an H200 (bfloat16, against jnp.matmul in the same run):
+# * Mosaic's persistent 128x256 CTA tiles need enough of them to fill the
+#   SMs: 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3
+#   (128 tiles) at 1.01x on both.
+# * Where a dimension is not a multiple of 64, Mosaic pads operands first:
+#   1000^3 ran at 0.36x (Triton 0.65x), 3000x5000x700 at 1.32x (Triton
+#   1.46x), 2047x8191x1023 at 1.37x (Triton 2.18x), but 4097^3 at 2.94x
+#   (Triton 2.49x).
+_MOSAIC_MIN_TILES = 64
+_MOSAIC_PADDED_MIN_MACS = 4096**3
 
 
 def _mosaic_runs_float32(precision) -> bool:
@@ -41,8 +46,9 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
 
   An explicit config names its backend. "auto" takes Mosaic GPU on compute
   capability 9.x, compiled, for products at least 128 wide in M and N and
-  128 deep, unless a dimension is not a multiple of 64 (so Mosaic would pad)
-  and the product is small, and for float32 only at default precision (TF32:
+  128 deep with at least 64 of its CTA tiles, unless a dimension is not a
+  multiple of 64 (so Mosaic would pad) and the product is under 4096^3
+  multiply-adds, and for float32 only at default precision (TF32:
   Mosaic 0.90-0.96x jnp.matmul against Triton's 0.55x; Triton runs HIGHEST
   as three-pass TF32). Everything else runs on Triton.
   """
@@ -73,6 +79,10 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   if call.dtype == jnp.float32 and not _mosaic_runs_float32(call.precision):
     return "triton"
   if min(call.m, call.n) < 128 or call.k < 128:
+    return "triton"
+  cta_m, cta_n = mosaic.default_config(call.dtype).cta_tile
+  tiles = math.prod((-(-call.m // cta_m), -(-call.n // cta_n), *call.batch))
+  if tiles < _MOSAIC_MIN_TILES:
     return "triton"
   padded = any(size % 64 for size in (call.m, call.n, call.k))
   macs = math.prod((call.m, call.n, call.k, *call.batch))

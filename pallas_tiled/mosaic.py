@@ -513,8 +513,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
   cta_m, cta_n = c.cta_tile
   # Boxes are never larger than the arrays, and K spans at least as many
-  # K-tiles as the pipeline keeps in flight: on an H200, products with fewer
-  # K-tiles than stages (1x1x1, 7x7x7) came out as zeros.
+  # K-tiles as the pipeline keeps in flight.
   min_k = c.tile_k * c.max_concurrent_steps
   a_box = (cta_m, min_k) if a_k_major else (min_k, cta_m)
   b_box = (cta_n, min_k) if b_k_major else (min_k, cta_n)
@@ -541,8 +540,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     m_out = max(m_out, epi_m)
     swizzled_out = m_out % 8 == 0 and n_out % out_width == 0
   else:
-    m_out = max(_round_up(m_out, 8), epi_m)
-    n_out = max(_round_up(n_out, out_width), epi_n)
+    # At least one whole CTA tile: on an H200, outputs narrower than a
+    # consumer's tile (N <= 33 here) came out unwritten.
+    m_out = max(_round_up(m_out, 8), cta_m)
+    n_out = max(_round_up(n_out, out_width), cta_n)
     swizzled_out = True
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
