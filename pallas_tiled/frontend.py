@@ -58,8 +58,9 @@ class _Op:
   transpose_b: bool = False  # b is stored (..., N, K).
 
   def transposed(self, transpose_a: bool, transpose_b: bool) -> _Op:
-    """This op for a backward product: operand dtype out, config selected
-    for its own shape (an explicit config was chosen for the forward)."""
+    """This op for a backward product in the given layouts, on the same
+    kernel, with a config selected for its own shape (an explicit config
+    was chosen for the forward)."""
     return dataclasses.replace(
         self, config="auto" if self.config == "auto" else None,
         transpose_a=transpose_a, transpose_b=transpose_b)
