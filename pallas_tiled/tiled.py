@@ -4,11 +4,13 @@ This is the shared-memory tiling of the seed documents, written in Pallas and
 lowered through Triton (chosen explicitly with `pltriton.CompilerParams`; on
 jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
 
-* Grid: one program per (block_m x block_n) output tile (per K range with
-  split_k), in row-major or grouped order (`group_m`) for L2 reuse.
+* Grid: one program per (block_m x block_n) output tile, per batch element
+  and per K range with split_k, in row-major or grouped order (`group_m`)
+  for L2 reuse.
 * BlockSpecs hand each program its row strip of `a` (block_m x K), its column
-  strip of `b` (K x block_n, or block_n x K when B is staged K-major) and its
-  output tile.
+  strip of `b` (K x block_n) and its output tile. Operands stored transposed
+  (the backward pass's dA = dC·Bᵀ and dB = Aᵀ·dC, or B staged K-major) are
+  read as they lie: K x block_m strips of a, block_n x K strips of b.
 * K-phases: the program walks its strips block_k at a time. Each phase loads
   one (block_m x block_k) tile of `a` and one (block_k x block_n) tile of `b`
   (Triton stages them through shared memory, `num_stages` phases in flight)
