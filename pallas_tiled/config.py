@@ -48,6 +48,37 @@ def next_power_of_two(x: int) -> int:
   return 1 << max(0, int(x) - 1).bit_length()
 
 
+def check_fields(config, *, minimum=None, choices=None) -> None:
+  """Type- and range-checks a frozen config dataclass's fields in place.
+
+  bool fields must be bools; str fields must be in `choices[name]`; int
+  fields must be ints of at least `minimum.get(name, 1)`. numpy scalars are
+  normalized to Python bools and ints, so equal configs hash equal.
+  """
+  cls = type(config).__name__
+  for field in dataclasses.fields(config):
+    name, value = field.name, getattr(config, field.name)
+    if field.type in ("bool", bool):
+      if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{cls}.{name} must be a bool, got {value!r}.")
+      object.__setattr__(config, name, bool(value))
+    elif field.type in ("str", str):
+      if value not in choices[name]:
+        raise ValueError(f"{cls}.{name} must be one of"
+                         f" {tuple(choices[name])}, got {value!r}.")
+    else:
+      if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{cls}.{name} must be an int, got {value!r} of type"
+            f" {type(value).__name__}.")
+      low = (minimum or {}).get(name, 1)
+      if value < low:
+        raise ValueError(
+            f"{cls}.{name} must be "
+            + ("positive" if low == 1 else f">= {low}") + f", got {value}.")
+      object.__setattr__(config, name, int(value))
+
+
 @dataclasses.dataclass(frozen=True)
 class TileConfig:
   """Output tile (block_m x block_n), K-phase width block_k and kernel knobs.
@@ -80,24 +111,7 @@ class TileConfig:
   backend = "triton"  # Not a field: which backend runs this config.
 
   def __post_init__(self):
-    for field in dataclasses.fields(self):
-      value = getattr(self, field.name)
-      if field.type in ("bool", bool):
-        if not isinstance(value, (bool, np.bool_)):
-          raise TypeError(
-              f"TileConfig.{field.name} must be a bool, got {value!r}.")
-        object.__setattr__(self, field.name, bool(value))
-        continue
-      if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(
-            f"TileConfig.{field.name} must be an int, got {value!r} of type"
-            f" {type(value).__name__}."
-        )
-      if value < 1:
-        raise ValueError(
-            f"TileConfig.{field.name} must be positive, got {value}."
-        )
-      object.__setattr__(self, field.name, int(value))
+    check_fields(self)
     if not _is_power_of_two(self.num_warps):
       raise ValueError(
           f"TileConfig.num_warps must be a power of two, got {self.num_warps}."

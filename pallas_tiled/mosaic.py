@@ -52,19 +52,17 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
-import numpy as np
 
+from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 
-# Streaming multiprocessors of an H100 / H200: one persistent CTA each.
-SM_COUNT = 132
 # Registers per thread kept by the producer warpgroup (the rest go to the two
 # consumers); 40 is what jax's Hopper example uses.
 _MEMORY_REGISTERS = 40
 # TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
 _TMA_ALIGN_BYTES = 16
 # Shared memory one CTA may use on Hopper, in bytes (227 KiB).
-_SMEM_LIMIT_BYTES = 227 * 1024
+_SMEM_LIMIT_BYTES = config_lib.SHARED_MEMORY_LIMIT_BYTES[(9, 0)]
 
 _DIMS = ("m", "n")
 # Mosaic GPU's two lowerings (CompilerParams.lowering_semantics): warpgroup
@@ -136,33 +134,14 @@ class MosaicConfig:
   grid_tile_width: int = 4
   epi_tile_m: int = 64
   epi_tile_n: int = 64
-  num_sms: int = SM_COUNT
+  num_sms: int = config_lib.SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
 
   def __post_init__(self):
-    for field in dataclasses.fields(self):
-      value = getattr(self, field.name)
-      if field.type in ("bool", bool):
-        if not isinstance(value, (bool, np.bool_)):
-          raise TypeError(
-              f"MosaicConfig.{field.name} must be a bool, got {value!r}.")
-        object.__setattr__(self, field.name, bool(value))
-      elif field.type in ("str", str):
-        choices = _SEMANTICS if field.name == "lowering" else _DIMS
-        if value not in choices:
-          raise ValueError(
-              f"MosaicConfig.{field.name} must be one of {tuple(choices)},"
-              f" got {value!r}.")
-      else:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-          raise TypeError(
-              f"MosaicConfig.{field.name} must be an int, got {value!r} of"
-              f" type {type(value).__name__}.")
-        lo = 0 if field.name.startswith("epi_") else 1
-        if value < lo:
-          raise ValueError(
-              f"MosaicConfig.{field.name} must be >= {lo}, got {value}.")
-        object.__setattr__(self, field.name, int(value))
+    config_lib.check_fields(
+        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
+        choices={"wg_dimension": _DIMS, "grid_minor_dim": _DIMS,
+                 "lowering": _SEMANTICS})
     if self.tile_m % 64:
       raise ValueError(
           f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
@@ -208,7 +187,7 @@ class MosaicConfig:
              f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
              f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
              "epi{}x{}".format(*self.epi_tile)]
-    if self.num_sms != SM_COUNT:
+    if self.num_sms != config_lib.SM_COUNT:
       parts.append(f"sm{self.num_sms}")
     if self.lowering != "warpgroup":
       parts.append(self.lowering)
