@@ -21,7 +21,7 @@ from pallas_tiled import validation
 
 BACKENDS = ("auto", "triton", "mosaic")
 KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
-CONFIG_TYPES = {"triton": config_lib.TileConfig, "mosaic": mosaic.MosaicConfig}
+CONFIG_TYPES = (config_lib.TileConfig, mosaic.MosaicConfig)
 # Measured on an H200 (bfloat16, against jnp.matmul in the same run):
 # * Mosaic's persistent 128x256 CTA tiles need enough of them to fill the
 #   SMs: 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3
@@ -54,7 +54,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
-  if isinstance(config, (config_lib.TileConfig, mosaic.MosaicConfig)):
+  if isinstance(config, CONFIG_TYPES):
     if backend not in ("auto", config.backend):
       raise ValueError(
           f"config={config} is a {type(config).__name__}, which runs on the"
@@ -66,11 +66,12 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         f"backend='mosaic' computes float32 as TF32 only, but precision="
         f"{call.precision!r}; use backend='triton' (or 'auto') for full"
         " float32 precision.")
-  hopper = validation.compute_capability() in ((9, 0), (9, 1))
+  capability = validation.compute_capability()
+  hopper = capability in ((9, 0), (9, 1))
   if backend == "mosaic" and not call.interpret and not hopper:
     raise ValueError(
         "backend='mosaic' compiles for Hopper (compute capability 9.x), but"
-        f" this device has {validation.compute_capability()}; use"
+        f" this device has {capability}; use"
         " backend='triton' or 'auto'.")
   if backend != "auto":
     return backend
@@ -113,8 +114,7 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   call = validation.check_matmul_call(
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
-  validation.check_config_type(
-      config, (config_lib.TileConfig, mosaic.MosaicConfig), ("auto",))
+  validation.check_config_type(config, CONFIG_TYPES, ("auto",))
   backend = resolve_backend(call, config, backend)
   if isinstance(config, config_lib.TileConfig) and not call.interpret:
     config_lib.check_triton_tiles(config, call.dtype,
