@@ -40,9 +40,8 @@ import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import batching
-from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
-from pallas_tiled import mosaic
+from pallas_tiled import naive
 from pallas_tiled import timing
 from pallas_tiled import tuning_cache
 from pallas_tiled import validation
@@ -61,13 +60,13 @@ PEAK_TFLOPS = {
 # Above this many multiply-adds the reference is jnp.matmul at HIGHEST
 # precision in float32 on the device instead of a float64 NumPy product.
 MAX_FLOAT64_REFERENCE_MACS = 4096**3
-# What each (impl, backend) runs with config=None: for tiled on Triton, the
-# shipped table for this device or the heuristic.
-DEFAULT_CONFIGS = {
-    ("tiled", "triton"): tuning_cache.select_config,
-    ("tiled", "mosaic"): lambda m, n, k, dtype, precision: (
-        mosaic.default_config(dtype)),
-    ("naive", "triton"): config_lib.default_naive_config,
+# The kernel each (impl, backend) runs; its select_config is what the
+# library runs with config=None (for tiled on Triton, the shipped table for
+# this device or the heuristic).
+KERNELS = {
+    ("tiled", "triton"): backends.KERNELS["triton"],
+    ("tiled", "mosaic"): backends.KERNELS["mosaic"],
+    ("naive", "triton"): naive.KERNEL,
 }
 FWD_BWD = "_fwd_bwd"
 # jax's own Hopper kernel (jax/experimental/pallas/ops/gpu/
@@ -518,12 +517,12 @@ def _configs_for(impl, backend, shape, dtype, precision):
   its default (for the forward product; a fwd_bwd impl's backward products
   pick their own)."""
   key = (impl.removesuffix(FWD_BWD), backend)
-  if key not in DEFAULT_CONFIGS:
+  if key not in KERNELS:
     return [None]
   *batch, m, n, k = shape
   problem = batching.BatchedProblem.from_shapes((*batch, m, k), (*batch, k, n))
-  default = DEFAULT_CONFIGS[key](*frontend.selection_shape(problem), dtype,
-                                 precision)
+  default = KERNELS[key].select_config(
+      *frontend.selection_shape(problem), dtype, precision, out_dtype=dtype)
   if not _CONFIGS.value or backend != "triton":
     return [default]
   try:

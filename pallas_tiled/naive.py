@@ -98,7 +98,7 @@ def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
     config_lib.check_power_of_two_tiles(
         config, ("block_m", "block_n"),
         why="Triton needs for the naive kernel's tile vectors")
-  return frontend.matmul(_KERNEL, a, b, call, config)
+  return frontend.matmul(KERNEL, a, b, call, config)
 
 
-_KERNEL = frontend.Kernel("triton", batched_product, _select_config)
+KERNEL = frontend.Kernel("triton", batched_product, _select_config)
