@@ -26,7 +26,6 @@ from pallas_tiled import accuracy
 from pallas_tiled import batching
 from pallas_tiled import tiled
 from pallas_tiled import timing
-from pallas_tiled import tuning_cache
 
 LAYOUTS = {"nn": (False, False), "nt": (False, True), "tn": (True, False)}
 
@@ -61,7 +60,7 @@ def main(argv):
   for text in _SHAPES.value:
     m, n, k = suites.parse_shape(text)
     for label in _CONFIGS.value:
-      config = (tuning_cache.select_config(m, n, k, dtype)
+      config = (tiled.select_config(m, n, k, dtype, None, out_dtype=dtype)
                 if label == "default"
                 else pallas_tiled.TileConfig.from_label(label))
       for layout in LAYOUTS:

@@ -43,7 +43,7 @@ from pallas_tiled import batching
 from pallas_tiled import frontend
 from pallas_tiled import naive
 from pallas_tiled import timing
-from pallas_tiled import tuning_cache
+from pallas_tiled import tiled
 from pallas_tiled import validation
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
@@ -473,7 +473,8 @@ def build_cases(interpret, precision):
     for dtype in dtypes:
       cases.append(("xla", "xla", "sweep", shape, dtype, None))
       cases.append(("tiled", "triton", "sweep", shape, dtype,
-                    tuning_cache.select_config(*shape, dtype, precision)))
+                    tiled.select_config(*shape, dtype, precision,
+                                        out_dtype=dtype)))
       for tile in SWEEP_TILES:
         config = pallas_tiled.TileConfig(
             tile, tile, tile, num_warps=4 if tile <= 64 else 8, num_stages=2)

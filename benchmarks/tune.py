@@ -4,15 +4,17 @@ The H200 table shipped in `pallas_tiled/tuned/h200.json` is this binary's
 output on an H200 (merged from several runs with --merge):
 
   python benchmarks/tune.py --suite=square --dtypes=bfloat16 \
-      --cache_out=/tmp/h200_bf16.json
+      --backend=mosaic --cache_out=/tmp/h200_bf16.json
   python benchmarks/tune.py --merge=/tmp/h200_bf16.json,/tmp/h200_f32.json \
       --cache_out=pallas_tiled/tuned/h200.json
 
-Every candidate's time and error is logged; see pallas_tiled/tuning.py.
+Every candidate's time and error is logged (see pallas_tiled/tuning.py), and
+each tuned entry beside jnp.matmul's time on the same inputs.
 """
 
 from __future__ import annotations
 
+import functools
 import logging as py_logging
 
 from absl import app
@@ -23,7 +25,7 @@ from jax import lax
 import jax.numpy as jnp
 
 import suites
-import pallas_tiled
+from pallas_tiled import timing
 from pallas_tiled import tuning
 from pallas_tiled import tuning_cache
 
@@ -33,6 +35,9 @@ _SHAPES = flags.DEFINE_list("shapes", [], "Extra shapes MxNxK to tune.")
 _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16"], "Input dtypes.")
 _PRECISION = flags.DEFINE_enum("precision", "default", ["default", "highest"],
                                "Matmul precision (float32 only).")
+_BACKEND = flags.DEFINE_enum(
+    "backend", "auto", ["auto", "triton", "mosaic"],
+    "Backend to tune; auto tunes every backend that can run the shape.")
 _CACHE_OUT = flags.DEFINE_string(
     "cache_out", None, "Cache file to write (default: the user cache, "
     f"${tuning_cache.CACHE_ENV} or ~/.cache/pallas_tiled/autotune.json).")
@@ -44,6 +49,16 @@ _WARMUP = flags.DEFINE_integer("warmup", 2, "Untimed runs per candidate.")
 _FORCE = flags.DEFINE_bool("force", True, "Retune keys already cached.")
 
 
+def _xla_time(m, n, k, dtype, precision) -> float:
+  """jnp.matmul's time on the inputs the autotuner draws, for the log."""
+  key_a, key_b = jax.random.split(jax.random.key(0))
+  a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
+  b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
+  xla = functools.partial(jnp.matmul, precision=precision)
+  return timing.measure(xla, a, b, iterations=_ITERS.value,
+                        warmup=_WARMUP.value).median_us
+
+
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -51,9 +66,10 @@ def main(argv):
   if _MERGE.value:
     for path in _MERGE.value:
       for key, entry in tuning_cache.TuningCache(path).entries.items():
-        record = {k: v for k, v in entry.items() if k != "config"}
-        cache.store(key, pallas_tiled.TileConfig(**entry["config"]),
-                    **record)
+        record = {k: v for k, v in entry.items()
+                  if k not in ("backend", "config")}
+        config_type = tuning_cache.CONFIG_TYPES[entry["backend"]]
+        cache.store(key, config_type(**entry["config"]), **record)
     logging.info("merged %d files into %s: %d entries", len(_MERGE.value),
                  cache.path, len(cache.entries))
     return 0
@@ -69,16 +85,21 @@ def main(argv):
   for m, n, k in shapes:
     for name in _DTYPES.value:
       dtype = jnp.dtype(name)
-      key = tuning_cache.cache_key(device, dtype, precision, m, n, k)
-      if key in done:  # Shapes in one bucket share an entry: tune once.
+      bucket = (dtype.name, tuning_cache.shape_bucket(m, n, k, dtype))
+      if bucket in done:  # Shapes in one bucket share entries: tune once.
         continue
-      done.add(key)
-      best = tuning.autotune((m, k), (k, n), dtype, precision=precision,
-                               iterations=_ITERS.value, warmup=_WARMUP.value,
-                               cache=cache, force=_FORCE.value)
-      entry = cache.entries[key]
-      logging.info("TUNED %s -> %s (%.1f us)", key, best.label,
-                   entry["time_us"])
+      done.add(bucket)
+      tuning.autotune((m, k), (k, n), dtype, backend=_BACKEND.value,
+                      precision=precision, iterations=_ITERS.value,
+                      warmup=_WARMUP.value, cache=cache, force=_FORCE.value)
+      xla_us = _xla_time(m, n, k, dtype, precision)
+      for backend in tuning_cache.CONFIG_TYPES:
+        key = tuning_cache.cache_key(device, backend, dtype, precision, m, n,
+                                     k)
+        if (config := cache.lookup(key)) is not None:
+          time_us = cache.time_us(key)
+          logging.info("TUNED %s -> %s (%.1f us; jnp.matmul %.1f us: %.3fx)",
+                       key, config.label, time_us, xla_us, xla_us / time_us)
   logging.info("wrote %s: %d entries", cache.path, len(cache.entries))
   return 0
 

@@ -1,10 +1,11 @@
 """pallas_tiled: tiled matrix multiplication as a JAX Pallas kernel."""
 
 from pallas_tiled.backends import matmul
+from pallas_tiled.config import MosaicConfig
 from pallas_tiled.config import TileConfig
+from pallas_tiled.config import default_mosaic_config
 from pallas_tiled.config import default_naive_config
 from pallas_tiled.config import default_tiled_config
-from pallas_tiled.mosaic import MosaicConfig
 from pallas_tiled.naive import naive_matmul
 from pallas_tiled.tuning import autotune
 from pallas_tiled.tuning import candidate_configs
@@ -27,6 +28,7 @@ __all__ = [
     "TileConfig",
     "autotune",
     "candidate_configs",
+    "default_mosaic_config",
     "default_naive_config",
     "default_tiled_config",
     "matmul",

@@ -17,11 +17,12 @@ from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 from pallas_tiled import mosaic
 from pallas_tiled import tiled
+from pallas_tiled import tuning_cache
 from pallas_tiled import validation
 
 BACKENDS = ("auto", "triton", "mosaic")
 KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
-CONFIG_TYPES = (config_lib.TileConfig, mosaic.MosaicConfig)
+CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
 # Measured on an H200 (bfloat16, against jnp.matmul in the same run):
 # * Mosaic's persistent 128x256 CTA tiles need enough of them to fill the
 #   SMs: 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3
@@ -31,6 +32,7 @@ CONFIG_TYPES = (config_lib.TileConfig, mosaic.MosaicConfig)
 #   1.46x), 2047x8191x1023 at 1.37x (Triton 2.18x), but 4097^3 at 2.94x
 #   (Triton 2.49x).
 _MOSAIC_MIN_TILES = 64
+_MOSAIC_RULE_CTA_TILE = (128, 256)
 _MOSAIC_PADDED_MIN_MACS = 4096**3
 
 
@@ -44,13 +46,17 @@ def _mosaic_runs_float32(precision) -> bool:
 def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   """The backend that runs a checked call: "triton" or "mosaic".
 
-  An explicit config names its backend. "auto" takes Mosaic GPU on compute
-  capability 9.x, compiled, for products at least 128 wide in M and N and
-  128 deep with at least 64 of its CTA tiles, unless a dimension is not a
-  multiple of 64 (so Mosaic would pad) and the product is under 4096^3
-  multiply-adds, and for float32 only at default precision (TF32:
-  Mosaic 0.90-0.96x jnp.matmul against Triton's 0.55x; Triton runs HIGHEST
-  as three-pass TF32). Everything else runs on Triton.
+  An explicit config names its backend. "auto" runs on Triton except on
+  compute capability 9.x, compiled, where Mosaic GPU can run the call
+  (float32 only at default precision: TF32; Triton runs HIGHEST as
+  three-pass TF32). There:
+  * a single product whose shape bucket has tuned entries for both backends
+    (the table shipped for this device, and the user's autotune cache when
+    config="auto") runs on the one that measured faster;
+  * otherwise, by rule: Mosaic for products at least 128 wide in M and N
+    and 128 deep with at least 64 CTA tiles of 128x256, unless a dimension
+    is not a multiple of 64 (so Mosaic would pad) and the product is under
+    4096^3 multiply-adds.
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
@@ -79,15 +85,32 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     return "triton"
   if call.dtype == jnp.float32 and not _mosaic_runs_float32(call.precision):
     return "triton"
+  if not call.batch:
+    tuned = tuning_cache.fastest_backend(
+        KERNELS, call.m, call.n, call.k, call.dtype, call.precision,
+        auto=config == "auto")
+    if tuned is not None:
+      return tuned
   if min(call.m, call.n) < 128 or call.k < 128:
     return "triton"
-  cta_m, cta_n = mosaic.default_config(call.dtype).cta_tile
+  cta_m, cta_n = _MOSAIC_RULE_CTA_TILE
   tiles = math.prod((-(-call.m // cta_m), -(-call.n // cta_n), *call.batch))
   if tiles < _MOSAIC_MIN_TILES:
     return "triton"
   padded = any(size % 64 for size in (call.m, call.n, call.k))
   macs = math.prod((call.m, call.n, call.k, *call.batch))
   return "triton" if padded and macs < _MOSAIC_PADDED_MIN_MACS else "mosaic"
+
+
+def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:
+  """The backends that can run a checked call: `backend`'s resolution, or
+  for "auto" every one that can (what the autotuner times)."""
+  if backend != "auto":
+    return (resolve_backend(call, None, backend),)
+  hopper = validation.compute_capability() in ((9, 0), (9, 1))
+  mosaic_runs = hopper and not call.interpret and (
+      call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
+  return ("triton", "mosaic") if mosaic_runs else ("triton",)
 
 
 def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
@@ -119,6 +142,6 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   if isinstance(config, config_lib.TileConfig) and not call.interpret:
     config_lib.check_triton_tiles(config, call.dtype,
                                   validation.compute_capability())
-  elif isinstance(config, mosaic.MosaicConfig):
-    mosaic.check_config(config, call.dtype, call.out_dtype)
+  elif isinstance(config, config_lib.MosaicConfig):
+    config_lib.check_mosaic_config(config, call.dtype, call.out_dtype)
   return frontend.matmul(KERNELS[backend], a, b, call, config)

@@ -1,4 +1,5 @@
-"""Tile configurations: the frozen `TileConfig`, its checks and default heuristics.
+"""Tile configurations: the frozen `TileConfig` (Triton) and `MosaicConfig`
+(Mosaic GPU), their checks and default heuristics.
 
 A config says how an (M, N) output is cut into (block_m, block_n) tiles, one
 grid program each, and how wide each K-phase is (block_k). `num_warps` and
@@ -7,6 +8,9 @@ the software pipeliner keeps in flight. `group_m` orders the programs for L2
 reuse, `split_k` splits K across programs for outputs too small to fill the
 GPU, `k_major_b` stages B as Bᵀ, which TF32 matrix units need, and
 `align_operands` copies operands whose rows are not 16-byte aligned.
+
+`MosaicConfig` holds the Hopper kernel's knobs (wgmma tiles, pipeline
+depth, warp specialization, tile order, clusters, epilogue pieces).
 
 Any positive tile is valid in interpret mode (the seeds' 3x3 and 4x4 toy
 tiles run on the CPU). The compiled Triton path has stricter rules, checked by
@@ -38,6 +42,10 @@ SHARED_MEMORY_LIMIT_BYTES = {
 MIN_DOT_DIM = 16
 # Streaming multiprocessors the heuristics fill (an H100 or H200).
 SM_COUNT = 132
+# MosaicConfig's dimension names, and Mosaic GPU's two lowerings
+# (CompilerParams.lowering_semantics; see mosaic.py).
+MOSAIC_DIMS = ("m", "n")
+MOSAIC_LOWERINGS = ("warpgroup", "lane")
 
 
 def _is_power_of_two(x: int) -> bool:
@@ -270,3 +278,183 @@ def default_naive_config(m: int, n: int, k: int, dtype,
   del k, dtype, precision  # The naive kernel stages nothing along K.
   return TileConfig(fit_block(m, 1, 32), fit_block(n, 1, 32), 1, num_warps=4,
                     num_stages=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class MosaicConfig:
+  """Tiles and knobs of the Mosaic GPU kernel (`mosaic.py`).
+
+  tile_m, tile_n: the output tile of one consumer warpgroup (its float32
+    accumulator lives in registers: tile_m * tile_n / 128 per thread, so keep
+    tile_m * tile_n <= 128 * 256). tile_m is a multiple of 64 (wgmma's M),
+    tile_n a multiple of 8 and at most 256 (wgmma's N).
+  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (64 bf16/f16
+    elements, 32 float32) for the widest swizzle; at least 32 bytes.
+  max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
+  warp_specialized: one producer warpgroup issues the TMA loads and two
+    consumer warpgroups compute a (2 * tile_m) x tile_n or tile_m x (2 *
+    tile_n) CTA tile (see `wg_dimension`). False: one warpgroup does both,
+    CTA tile = consumer tile.
+  wg_dimension: "m" or "n", the dimension along which the two consumer
+    warpgroups split the CTA tile (ignored without warp specialization).
+  grid_minor_dim, grid_tile_width: tile order, `plgpu.planar_snake`: strips
+    of `grid_tile_width` tiles along `grid_minor_dim` ("m" or "n"), walked
+    alternately forwards and backwards.
+  cluster_dimension: "none", or "m" / "n": CTAs run in clusters of two that
+    compute neighbouring CTA tiles along that dimension and share the
+    operand strip both need through TMA multicast (B's for "m", A's for
+    "n"), halving its loads from L2. Needs warp specialization.
+  epi_tile_m, epi_tile_n: the epilogue stores the accumulator in pieces of
+    this shape through shared memory (must divide tile_m and tile_n; 0
+    means the whole consumer tile).
+  num_sms: persistent CTAs launched (132 on an H100 / H200).
+  lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
+    differ only for outputs that are not a whole number of (8, 128-byte)
+    tiles: warpgroup pads such outputs and slices them afterwards, lane
+    stores them unswizzled.
+  """
+
+  tile_m: int = 128
+  tile_n: int = 128
+  tile_k: int = 64
+  max_concurrent_steps: int = 4
+  warp_specialized: bool = True
+  wg_dimension: str = "n"
+  grid_minor_dim: str = "n"
+  grid_tile_width: int = 4
+  cluster_dimension: str = "none"
+  epi_tile_m: int = 64
+  epi_tile_n: int = 64
+  num_sms: int = SM_COUNT  # One persistent CTA per SM.
+  lowering: str = "warpgroup"
+
+  def __post_init__(self):
+    check_fields(
+        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
+        choices={"wg_dimension": MOSAIC_DIMS, "grid_minor_dim": MOSAIC_DIMS,
+                 "cluster_dimension": ("none", *MOSAIC_DIMS),
+                 "lowering": MOSAIC_LOWERINGS})
+    if self.cluster_dimension != "none" and not self.warp_specialized:
+      raise ValueError(
+          f"MosaicConfig.cluster_dimension={self.cluster_dimension!r} needs"
+          " warp_specialized=True (the multicast pipeline is the warp-"
+          "specialized one).")
+    if self.tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
+          " (wgmma's M).")
+    if self.tile_n % 8 or self.tile_n > 256:
+      raise ValueError(
+          f"MosaicConfig.tile_n={self.tile_n} must be a multiple of 8 and at"
+          " most 256 (wgmma's N).")
+    if self.tile_k % 8:
+      raise ValueError(
+          f"MosaicConfig.tile_k={self.tile_k} must be a multiple of 8.")
+    for tile, epi in (("tile_m", "epi_tile_m"), ("tile_n", "epi_tile_n")):
+      if getattr(self, epi) and getattr(self, tile) % getattr(self, epi):
+        raise ValueError(
+            f"MosaicConfig.{epi}={getattr(self, epi)} must divide"
+            f" {tile}={getattr(self, tile)}.")
+    if self.epi_tile_m and self.epi_tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.epi_tile_m={self.epi_tile_m} must be a multiple of"
+          " 64 (a warpgroup's accumulator rows).")
+
+  @property
+  def num_compute_wgs(self) -> int:
+    return 2 if self.warp_specialized else 1
+
+  @property
+  def cta_tile(self) -> tuple[int, int]:
+    """The (rows, cols) of output one CTA computes per tile step."""
+    split = self.num_compute_wgs
+    if self.wg_dimension == "m":
+      return self.tile_m * split, self.tile_n
+    return self.tile_m, self.tile_n * split
+
+  @property
+  def cluster_size(self) -> int:
+    return 1 if self.cluster_dimension == "none" else 2
+
+  @property
+  def cluster_tile(self) -> tuple[int, int]:
+    """The (rows, cols) of output one cluster computes per tile step."""
+    cta_m, cta_n = self.cta_tile
+    return (cta_m * (2 if self.cluster_dimension == "m" else 1),
+            cta_n * (2 if self.cluster_dimension == "n" else 1))
+
+  @property
+  def epi_tile(self) -> tuple[int, int]:
+    return self.epi_tile_m or self.tile_m, self.epi_tile_n or self.tile_n
+
+  @property
+  def label(self) -> str:
+    """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
+    parts = [f"{self.tile_m}x{self.tile_n}x{self.tile_k}",
+             f"s{self.max_concurrent_steps}",
+             f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
+             f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
+             "epi{}x{}".format(*self.epi_tile)]
+    if self.cluster_size > 1:
+      parts.append(f"cluster-{self.cluster_dimension}")
+    if self.num_sms != SM_COUNT:
+      parts.append(f"sm{self.num_sms}")
+    if self.lowering != "warpgroup":
+      parts.append(self.lowering)
+    return "/".join(parts)
+
+  backend = "mosaic"  # Not a field: which backend runs this config.
+
+  def shared_memory_bytes(self, dtype, out_dtype) -> int:
+    """Pipeline buffers plus the double-buffered epilogue, per CTA."""
+    cta_m, cta_n = self.cta_tile
+    operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
+                * np.dtype(dtype).itemsize)
+    epi_m, epi_n = self.epi_tile
+    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
+    epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
+                * np.dtype(out_dtype).itemsize)
+    return operands + epilogue
+
+def default_mosaic_config(m: int, n: int, k: int, dtype,
+                          out_dtype=None) -> MosaicConfig:
+  """A heuristic for the Mosaic GPU kernel, from measurements on an H200.
+
+  * 128-byte K-tiles (the widest swizzle), 4 stages for 16-bit inputs and 3
+    for float32 (more did not help), epilogue pieces of 64 x 128 bytes.
+  * Large outputs: 128x256 CTA tiles split by rows into two 64x256
+    consumers (wgmma's widest N; 0.3-1% faster than two 128x128 ones).
+  * Outputs with fewer such tiles than half the SMs: 128x128 CTA tiles of
+    two 128x64 consumers, 5 stages, so that more SMs get work (float32
+    1024^3: 0.78x jnp.matmul against 0.46x with 128x256).
+  See BUILD_NOTES.md for the numbers; the H200 table overrides this.
+  """
+  del k  # Every K is pipelined the same way.
+  itemsize = np.dtype(dtype).itemsize
+  epi_n = 128 // np.dtype(out_dtype or dtype).itemsize
+  common = dict(tile_k=128 // itemsize)
+  if -(-m // 128) * -(-n // 256) < SM_COUNT // 2:
+    return MosaicConfig(tile_m=128, tile_n=64, max_concurrent_steps=5,
+                        epi_tile_n=min(64, epi_n), **common)
+  return MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
+                      max_concurrent_steps=3 if itemsize == 4 else 4,
+                      epi_tile_n=epi_n, **common)
+
+
+def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
+  """Raises ValueError if the compiled Mosaic kernel cannot take `config`."""
+  dtype = np.dtype(dtype)
+  if config.tile_k * dtype.itemsize < 32:
+    raise ValueError(
+        f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
+        f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
+        f" bytes (use tile_k={128 // dtype.itemsize} for the 128-byte"
+        " swizzle).")
+  needed = config.shared_memory_bytes(dtype, out_dtype)
+  limit = SHARED_MEMORY_LIMIT_BYTES[(9, 0)]
+  if needed > limit:
+    raise ValueError(
+        f"{config.label} needs about {needed} bytes of shared memory per CTA"
+        f" for {dtype} inputs and {np.dtype(out_dtype)} outputs, over"
+        f" Hopper's {limit}. Lower max_concurrent_steps, the tiles or the"
+        " epilogue tile.")

@@ -55,16 +55,13 @@ import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
+from pallas_tiled import tuning_cache
 
 # Registers per thread kept by the producer warpgroup (the rest go to the two
 # consumers); 40 is what jax's Hopper example uses.
 _MEMORY_REGISTERS = 40
 # TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
 _TMA_ALIGN_BYTES = 16
-# Shared memory one CTA may use on Hopper, in bytes (227 KiB).
-_SMEM_LIMIT_BYTES = config_lib.SHARED_MEMORY_LIMIT_BYTES[(9, 0)]
-
-_DIMS = ("m", "n")
 # Mosaic GPU's two lowerings (CompilerParams.lowering_semantics): warpgroup
 # (the default from jax 0.11, which infers layouts; jax's Hopper example uses
 # it) and lane (the default in 0.10, explicit layouts only).
@@ -94,154 +91,13 @@ def _interpreter_fills_out_of_bounds() -> bool:
   return hasattr(plgpu, "InterpretGPUParams")
 
 
-@dataclasses.dataclass(frozen=True)
-class MosaicConfig:
-  """Tiles and knobs of the Mosaic GPU kernel.
-
-  tile_m, tile_n: the output tile of one consumer warpgroup (its float32
-    accumulator lives in registers: tile_m * tile_n / 128 per thread, so keep
-    tile_m * tile_n <= 128 * 256). tile_m is a multiple of 64 (wgmma's M),
-    tile_n a multiple of 8 and at most 256 (wgmma's N).
-  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (64 bf16/f16
-    elements, 32 float32) for the widest swizzle; at least 32 bytes.
-  max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
-  warp_specialized: one producer warpgroup issues the TMA loads and two
-    consumer warpgroups compute a (2 * tile_m) x tile_n or tile_m x (2 *
-    tile_n) CTA tile (see `wg_dimension`). False: one warpgroup does both,
-    CTA tile = consumer tile.
-  wg_dimension: "m" or "n", the dimension along which the two consumer
-    warpgroups split the CTA tile (ignored without warp specialization).
-  grid_minor_dim, grid_tile_width: tile order, `plgpu.planar_snake`: strips
-    of `grid_tile_width` tiles along `grid_minor_dim` ("m" or "n"), walked
-    alternately forwards and backwards.
-  epi_tile_m, epi_tile_n: the epilogue stores the accumulator in pieces of
-    this shape through shared memory (must divide tile_m and tile_n; 0
-    means the whole consumer tile).
-  num_sms: persistent CTAs launched (132 on an H100 / H200).
-  lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
-    differ only for outputs that are not a whole number of (8, 128-byte)
-    tiles: warpgroup pads such outputs and slices them afterwards, lane
-    stores them unswizzled.
-  """
-
-  tile_m: int = 128
-  tile_n: int = 128
-  tile_k: int = 64
-  max_concurrent_steps: int = 4
-  warp_specialized: bool = True
-  wg_dimension: str = "n"
-  grid_minor_dim: str = "n"
-  grid_tile_width: int = 4
-  epi_tile_m: int = 64
-  epi_tile_n: int = 64
-  num_sms: int = config_lib.SM_COUNT  # One persistent CTA per SM.
-  lowering: str = "warpgroup"
-
-  def __post_init__(self):
-    config_lib.check_fields(
-        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
-        choices={"wg_dimension": _DIMS, "grid_minor_dim": _DIMS,
-                 "lowering": _SEMANTICS})
-    if self.tile_m % 64:
-      raise ValueError(
-          f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
-          " (wgmma's M).")
-    if self.tile_n % 8 or self.tile_n > 256:
-      raise ValueError(
-          f"MosaicConfig.tile_n={self.tile_n} must be a multiple of 8 and at"
-          " most 256 (wgmma's N).")
-    if self.tile_k % 8:
-      raise ValueError(
-          f"MosaicConfig.tile_k={self.tile_k} must be a multiple of 8.")
-    for tile, epi in (("tile_m", "epi_tile_m"), ("tile_n", "epi_tile_n")):
-      if getattr(self, epi) and getattr(self, tile) % getattr(self, epi):
-        raise ValueError(
-            f"MosaicConfig.{epi}={getattr(self, epi)} must divide"
-            f" {tile}={getattr(self, tile)}.")
-    if self.epi_tile_m and self.epi_tile_m % 64:
-      raise ValueError(
-          f"MosaicConfig.epi_tile_m={self.epi_tile_m} must be a multiple of"
-          " 64 (a warpgroup's accumulator rows).")
-
-  @property
-  def num_compute_wgs(self) -> int:
-    return 2 if self.warp_specialized else 1
-
-  @property
-  def cta_tile(self) -> tuple[int, int]:
-    """The (rows, cols) of output one CTA computes per tile step."""
-    split = self.num_compute_wgs
-    if self.wg_dimension == "m":
-      return self.tile_m * split, self.tile_n
-    return self.tile_m, self.tile_n * split
-
-  @property
-  def epi_tile(self) -> tuple[int, int]:
-    return self.epi_tile_m or self.tile_m, self.epi_tile_n or self.tile_n
-
-  @property
-  def label(self) -> str:
-    """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
-    parts = [f"{self.tile_m}x{self.tile_n}x{self.tile_k}",
-             f"s{self.max_concurrent_steps}",
-             f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
-             f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
-             "epi{}x{}".format(*self.epi_tile)]
-    if self.num_sms != config_lib.SM_COUNT:
-      parts.append(f"sm{self.num_sms}")
-    if self.lowering != "warpgroup":
-      parts.append(self.lowering)
-    return "/".join(parts)
-
-  backend = "mosaic"  # Not a field: which backend runs this config.
-
-  def shared_memory_bytes(self, dtype, out_dtype) -> int:
-    """Pipeline buffers plus the double-buffered epilogue, per CTA."""
-    cta_m, cta_n = self.cta_tile
-    operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
-                * jnp.dtype(dtype).itemsize)
-    epi_m, epi_n = self.epi_tile
-    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
-    epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
-                * jnp.dtype(out_dtype).itemsize)
-    return operands + epilogue
-
-
-def default_config(dtype, out_dtype=None) -> MosaicConfig:
-  """A starting point: 128 x 256 CTA tiles of two 128 x 128 consumers,
-  128-byte K-tiles, 4 stages (3 for float32, whose K-tiles hold half the
-  elements) and 64 x 128-byte epilogue pieces, which fit in shared memory.
-  On an H200 it ran bfloat16 4096^3 at 0.98x jnp.matmul (BUILD_NOTES.md)."""
-  dtype = jnp.dtype(dtype)
-  out_dtype = jnp.dtype(out_dtype or dtype)
-  return MosaicConfig(
-      tile_k=128 // dtype.itemsize,
-      max_concurrent_steps=3 if dtype.itemsize == 4 else 4,
-      epi_tile_n=128 // out_dtype.itemsize)
-
-
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
-  """The config `matmul(..., backend="mosaic")` runs when given none."""
-  del m, n, k, precision, auto  # One config serves every shape so far.
-  return default_config(dtype, out_dtype)
-
-
-def check_config(config: MosaicConfig, dtype, out_dtype) -> None:
-  """Raises ValueError if the compiled kernel cannot take `config`."""
-  dtype = jnp.dtype(dtype)
-  if config.tile_k * dtype.itemsize < 32:
-    raise ValueError(
-        f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
-        f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
-        f" bytes (use tile_k={128 // dtype.itemsize} for the 128-byte"
-        " swizzle).")
-  needed = config.shared_memory_bytes(dtype, out_dtype)
-  if needed > _SMEM_LIMIT_BYTES:
-    raise ValueError(
-        f"{config.label} needs about {needed} bytes of shared memory per CTA"
-        f" for {dtype} inputs and {jnp.dtype(out_dtype)} outputs, over"
-        f" Hopper's {_SMEM_LIMIT_BYTES}. Lower max_concurrent_steps, the"
-        " tiles or the epilogue tile.")
+  """The config `matmul(..., backend="mosaic")` runs when given none: see
+  tuning_cache.select_config."""
+  return tuning_cache.select_config(
+      "mosaic", m, n, k, dtype, precision, auto=auto,
+      default=lambda: config_lib.default_mosaic_config(m, n, k, dtype,
+                                                       out_dtype))
 
 
 def _swizzle_bytes(*minor_bytes: int) -> int:
@@ -308,7 +164,9 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
   wgs = c.num_compute_wgs
   split_m = c.wg_dimension == "m" and wgs > 1
   split_n = c.wg_dimension == "n" and wgs > 1
-  m_iters, n_iters = pl.cdiv(m, cta_m), pl.cdiv(n, cta_n)
+  cluster_m, cluster_n = c.cluster_tile
+  # The persistent loop walks cluster tiles (CTA tiles without clusters).
+  m_iters, n_iters = pl.cdiv(m, cluster_m), pl.cdiv(n, cluster_n)
   k_iters = pl.cdiv(k, c.tile_k)
 
   a_block = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
@@ -355,8 +213,14 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     """GMEM windows of this step's output tile and its operand strips."""
     g, lin_idx = loop_info.index
     mi, ni = plgpu.planar_snake(lin_idx, (m_iters, n_iters),
-                                _DIMS.index(c.grid_minor_dim),
+                                config_lib.MOSAIC_DIMS.index(c.grid_minor_dim),
                                 c.grid_tile_width)
+    if c.cluster_size > 1:  # This CTA's half of the cluster tile.
+      cta = lax.axis_index("cluster")
+      if c.cluster_dimension == "m":
+        mi = mi * 2 + cta
+      else:
+        ni = ni * 2 + cta
     rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
     a = a_ref.at[problem.a_index(g)]
     b = b_ref.at[problem.b_index(g)]
@@ -369,14 +233,20 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
                              transforms=out_transforms)
 
   if c.warp_specialized:
+    # A cluster along M shares B's strip, one along N shares A's: each CTA
+    # loads part of the shared block and TMA multicasts it to both.
+    multicast = lambda dim: ("cluster",) if c.cluster_dimension == dim else ()
+
     def make_pipeline(body, compute_context):
       return plgpu.emit_pipeline_warp_specialized(
           body,
           grid=(k_iters,),
           memory_registers=_MEMORY_REGISTERS,
           in_specs=[
-              plgpu.BlockSpec(a_block, a_index, transforms=transforms),
-              plgpu.BlockSpec(b_block, b_index, transforms=transforms),
+              plgpu.BlockSpec(a_block, a_index, transforms=transforms,
+                              collective_axes=multicast("n")),
+              plgpu.BlockSpec(b_block, b_index, transforms=transforms,
+                              collective_axes=multicast("m")),
           ],
           wg_axis="wg",
           num_compute_wgs=wgs,
@@ -477,6 +347,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # K-major: A as (M, K), B as (N, K). XLA transposes what is not.
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   old_interpreter = interpret and not _interpreter_fills_out_of_bounds()
+  if old_interpreter:  # jax 0.10's interpreter cannot model clusters.
+    c = dataclasses.replace(c, cluster_dimension="none")
   if old_interpreter:
     # jax 0.10's interpreter cannot read transposed SMEM views (and has no
     # TF32 layout rules): stage A as (M, K) and B as (K, N).
@@ -491,6 +363,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     b, b_k_major = jnp.swapaxes(b, -1, -2), want_b_k_major
   swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
   cta_m, cta_n = c.cta_tile
+  cluster_m, cluster_n = c.cluster_tile
   # Boxes are never larger than the arrays, and K spans at least as many
   # K-tiles as the pipeline keeps in flight.
   min_k = c.tile_k * c.max_concurrent_steps
@@ -498,7 +371,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   b_box = (cta_n, min_k) if b_k_major else (min_k, cta_n)
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
-    m_out, n_out = _round_up(p.m, cta_m), _round_up(p.n, cta_n)
+    m_out, n_out = _round_up(p.m, cluster_m), _round_up(p.n, cluster_n)
     kp = _round_up(p.k, c.tile_k)
     a = _pad_to(a, (a.shape[0], m_out, kp))
     b = _pad_to(b, (b.shape[0], kp, n_out))
@@ -519,10 +392,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     m_out = max(m_out, epi_m)
     swizzled_out = m_out % 8 == 0 and n_out % out_width == 0
   else:
-    # At least one whole CTA tile: on an H200, outputs narrower than a
-    # consumer's tile (N <= 33 here) came out unwritten.
-    m_out = max(_round_up(m_out, 8), cta_m)
-    n_out = max(_round_up(n_out, out_width), cta_n)
+    # At least one whole cluster (or CTA) tile: on an H200, outputs
+    # narrower than a consumer's tile (N <= 33 here) came out unwritten.
+    m_out = max(_round_up(m_out, 8), cluster_m)
+    n_out = max(_round_up(n_out, out_width), cluster_n)
     swizzled_out = True
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
@@ -531,11 +404,14 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       _kernel, config=c, m=m_out, n=n_out, k=k, problem=p,
       a_k_major=a_k_major, b_k_major=b_k_major, swizzle=swizzle,
       swizzled_out=swizzled_out)
+  clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
+              if c.cluster_size > 1 else {})
   out = plgpu.kernel(
       kernel,
       out_type=jax.ShapeDtypeStruct((p.size, m_out, n_out), out_dtype),
-      grid=(c.num_sms,),
+      grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
+      **clusters,
       num_threads=c.num_compute_wgs + 1 if c.warp_specialized else None,
       thread_name="wg" if c.warp_specialized else None,
       compiler_params=plgpu.CompilerParams(

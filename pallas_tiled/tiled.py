@@ -217,7 +217,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config a call runs when given none: see tuning_cache.select_config."""
   del out_dtype  # The Triton configs hold for every output dtype.
-  return tuning_cache.select_config(m, n, k, dtype, precision, auto=auto)
+  return tuning_cache.select_config(
+      "triton", m, n, k, dtype, precision, auto=auto,
+      default=lambda: config_lib.default_tiled_config(m, n, k, dtype,
+                                                      precision))
 
 
 KERNEL = frontend.Kernel("triton", batched_product, select_config)

@@ -1,14 +1,17 @@
-"""Autotuning: time candidate TileConfigs, keep the fastest correct one.
+"""Autotuning: time candidate configs, keep the fastest correct one.
 
 `autotune(a_shape, b_shape, dtype)` runs each of `candidate_configs(...)` on
 random normal inputs (CUPTI kernel time on a GPU, wall clock in interpret
 mode), rejects any whose result misses the accuracy tolerance, and stores the
-fastest in the tuning cache (`tuning_cache.py`), keyed by device, dtype,
-precision and shape bucket. `matmul(..., config="auto")` reads that cache.
+fastest in the tuning cache (`tuning_cache.py`), keyed by device, backend,
+dtype, precision and shape bucket, for each backend it tunes (both on a
+Hopper GPU). `matmul(..., config="auto")` reads that cache, and
+`backend="auto"` runs the backend whose entry is faster.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 
@@ -27,17 +30,25 @@ from pallas_tiled import validation
 log = logging.getLogger(__name__)
 
 TileConfig = config_lib.TileConfig
+MosaicConfig = config_lib.MosaicConfig
 
 
 def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
-                      compute_capability=(9, 0)) -> list[TileConfig]:
-  """Configs worth timing for one problem, the heuristic's choice first.
+                      compute_capability=(9, 0), *,
+                      backend: str = "triton") -> list:
+  """Configs worth timing for one problem on `backend`, the heuristic's
+  choice first.
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
   rather than a full product, so that tuning one shape costs 8 to 19
-  compiles.
-  Every candidate passes `check_triton_tiles` for `compute_capability`.
+  compiles (Triton) or 6 to 10 (Mosaic). Every candidate passes
+  `check_triton_tiles` for `compute_capability` (Triton) or
+  `check_mosaic_config` (Mosaic).
   """
+  if backend == "mosaic":
+    return _mosaic_candidates(m, n, k, dtype)
+  if backend != "triton":
+    raise ValueError(f"backend={backend!r} is not 'triton' or 'mosaic'.")
   wide = np.dtype(dtype).itemsize == 4
   bk = 32 if wide else 64
   unaligned = config_lib.has_unaligned_rows(n, k, dtype)
@@ -84,16 +95,53 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   return valid
 
 
-def autotune(a_shape, b_shape, dtype, *, precision=None, candidates=None,
-             iterations: int = 10, warmup: int = 2, cache=None,
-             force: bool = False) -> TileConfig:
+def _mosaic_candidates(m, n, k, dtype) -> list[MosaicConfig]:
+  """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
+  128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
+  pipeline depths, and the tile orders and the cluster that came close
+  on an H200 (BUILD_NOTES.md)."""
+  first = config_lib.default_mosaic_config(m, n, k, dtype)
+  base = dict(tile_k=first.tile_k, epi_tile_n=first.epi_tile_n)
+  small = dict(base, epi_tile_n=min(64, first.epi_tile_n))
+  wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
+  candidates = [first]
+  for stages in (3, 4):
+    candidates += [
+        dataclasses.replace(wide, max_concurrent_steps=stages),
+        MosaicConfig(max_concurrent_steps=stages, **base)]
+  candidates += [
+      dataclasses.replace(wide, grid_minor_dim="m"),
+      dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m")]
+  for stages in (4, 5):
+    candidates += [
+        MosaicConfig(tile_n=64, max_concurrent_steps=stages, **small),
+        MosaicConfig(tile_m=64, wg_dimension="m",
+                     max_concurrent_steps=stages, **small)]
+  valid = []
+  for c in dict.fromkeys(candidates):  # Unique, in order.
+    try:
+      config_lib.check_mosaic_config(c, dtype, dtype)
+    except ValueError:
+      continue
+    valid.append(c)
+  return valid
+
+
+def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
+             precision=None, candidates=None, iterations: int = 10,
+             warmup: int = 2, cache=None, force: bool = False):
   """Times candidates for `a_shape @ b_shape` and returns the fastest correct.
 
-  Results are cached on disk per (device, dtype, precision, shape bucket);
-  a cached entry is returned without timing unless `force`. `cache` is a
-  `tuning_cache.TuningCache` (default: the user cache). Each candidate's
-  result is checked against jnp.matmul at HIGHEST precision; a candidate
-  that fails to compile, run or match is skipped, with a log line.
+  backend: "triton", "mosaic", or "auto" for every backend that can run the
+    call here (Mosaic only compiled on Hopper, float32 only as TF32). Given
+    `candidates`, their backends are tuned instead.
+  Each backend's best is cached on disk per (device, backend, dtype,
+  precision, shape bucket), and the fastest of them is returned (a
+  TileConfig or a MosaicConfig); a cached entry is used without timing
+  unless `force`. `cache` is a `tuning_cache.TuningCache` (default: the
+  user cache). Each candidate's result is checked against jnp.matmul at
+  HIGHEST precision; a candidate that fails to compile, run or match is
+  skipped, with a log line.
   """
   key_a, key_b = jax.random.split(jax.random.key(0))
   a = jax.random.normal(key_a, tuple(a_shape), jnp.float32).astype(dtype)
@@ -102,40 +150,58 @@ def autotune(a_shape, b_shape, dtype, *, precision=None, candidates=None,
   if call.is_empty:
     raise ValueError(f"nothing to tune for a zero-size problem: a_shape="
                      f"{tuple(a_shape)}, b_shape={tuple(b_shape)}.")
+  if candidates is not None:
+    groups = {}
+    for config in candidates:
+      groups.setdefault(config.backend, []).append(config)
+  else:
+    capability = validation.compute_capability() or (9, 0)
+    groups = {name: candidate_configs(call.m, call.n, call.k, call.dtype,
+                                      call.precision, capability,
+                                      backend=name)
+              for name in backends.runnable_backends(call, backend)}
   cache = cache if cache is not None else tuning_cache.user_cache()
   device = jax.devices()[0].device_kind
-  key = tuning_cache.cache_key(device, call.dtype, call.precision, call.m,
-                               call.n, call.k)
-  if not force and (hit := cache.lookup(key)) is not None:
-    return hit
-  if candidates is None:
-    candidates = candidate_configs(
-        call.m, call.n, call.k, call.dtype, call.precision,
-        validation.compute_capability() or (9, 0))
   reference = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
                          precision=lax.Precision.HIGHEST)
   tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
-  best, best_us, method = None, float("inf"), ""
-  for config in candidates:
-    fn = functools.partial(backends.matmul, config=config,
-                           precision=call.precision, interpret=call.interpret)
-    try:
-      result = timing.measure(fn, a, b, iterations=iterations, warmup=warmup)
-    except Exception as e:  # pylint: disable=broad-except
-      log.info("%s %s: error %s: %s", key, config.label, type(e).__name__,
-               str(e).splitlines()[0][:200] if str(e) else "")
+  results, failed = [], []
+  for name, configs in groups.items():
+    key = tuning_cache.cache_key(device, name, call.dtype, call.precision,
+                                 call.m, call.n, call.k)
+    if not force and (hit := cache.lookup(key)) is not None:
+      results.append((cache.time_us(key), hit))
       continue
-    err = accuracy.relative_error(result.result, reference)
-    status = "ok" if err <= tol else f"WRONG (tolerance {tol:.2e})"
-    log.info("%s %s: %.1f us, rel_err %.2e %s", key, config.label,
-             result.median_us, err, status)
-    if status == "ok" and result.median_us < best_us:
-      best, best_us, method = config, result.median_us, result.method
-  if best is None:
-    raise RuntimeError(f"autotune: no candidate ran correctly for {key}; "
-                       "see the log for each candidate's error.")
-  cache.store(key, best, time_us=best_us, shape=[call.m, call.n, call.k],
-              candidates=len(candidates), timing=method,
-              jax_version=jax.__version__)
-  log.info("%s best %s: %.1f us", key, best.label, best_us)
-  return best
+    best, best_us, method = None, float("inf"), ""
+    for config in configs:
+      fn = functools.partial(backends.matmul, config=config,
+                             precision=call.precision,
+                             interpret=call.interpret)
+      try:
+        result = timing.measure(fn, a, b, iterations=iterations,
+                                warmup=warmup)
+      except Exception as e:  # pylint: disable=broad-except
+        log.info("%s %s: error %s: %s", key, config.label, type(e).__name__,
+                 str(e).splitlines()[0][:200] if str(e) else "")
+        continue
+      err = accuracy.relative_error(result.result, reference)
+      status = "ok" if err <= tol else f"WRONG (tolerance {tol:.2e})"
+      log.info("%s %s: %.1f us, rel_err %.2e %s", key, config.label,
+               result.median_us, err, status)
+      if status == "ok" and result.median_us < best_us:
+        best, best_us, method = config, result.median_us, result.method
+    if best is None:
+      failed.append(key)
+      continue
+    cache.store(key, best, time_us=best_us, shape=[call.m, call.n, call.k],
+                candidates=len(configs), timing=method,
+                jax_version=jax.__version__)
+    log.info("%s best %s: %.1f us", key, best.label, best_us)
+    results.append((best_us, best))
+  if failed:
+    message = (f"autotune: no candidate ran correctly for {', '.join(failed)};"
+               " see the log for each candidate's error.")
+    if not results:
+      raise RuntimeError(message)
+    log.warning(message)
+  return min(results, key=lambda r: r[0])[1]

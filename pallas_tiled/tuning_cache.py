@@ -1,7 +1,8 @@
 """Tuned configs on disk: cache keys, the JSON cache file, the shipped tables.
 
-An entry maps a key (device, dtype, precision, shape bucket) to the best
-TileConfig the autotuner found there and the time it measured. The user's
+An entry maps a key (device, backend, dtype, precision, shape bucket) to the
+best config the autotuner found there for that backend (a TileConfig for
+"triton", a MosaicConfig for "mosaic") and the time it measured. The user's
 cache lives at $PALLAS_TILED_CACHE, or ~/.cache/pallas_tiled/autotune.json.
 Tables for known devices ship in `pallas_tiled/tuned/` in the same format:
 they are the autotuner's own output on that device.
@@ -9,6 +10,8 @@ they are the autotuner's own output on that device.
 A cache file that cannot be read as such is never used: it raises a
 `CorruptCacheWarning` naming the file and the problem, lookups miss, and the
 next store moves it aside to `<name>.corrupt` before writing a fresh file.
+Version-1 files (from before the Mosaic backend, Triton entries only) are
+read as such.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ import jax.numpy as jnp
 from pallas_tiled import config as config_lib
 
 CACHE_ENV = "PALLAS_TILED_CACHE"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Which config dataclass each backend's entries hold.
+CONFIG_TYPES = {"triton": config_lib.TileConfig,
+                "mosaic": config_lib.MosaicConfig}
 SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
 _TUNED_DIR = pathlib.Path(__file__).parent / "tuned"
 
@@ -65,24 +71,45 @@ def shape_bucket(m: int, n: int, k: int, dtype) -> str:
   return dims
 
 
-def cache_key(device: str, dtype, precision, m: int, n: int, k: int) -> str:
-  return "|".join((device, jnp.dtype(dtype).name,
+def cache_key(device: str, backend: str, dtype, precision, m: int, n: int,
+              k: int) -> str:
+  return "|".join((device, backend, jnp.dtype(dtype).name,
                    precision_name(precision, dtype),
                    shape_bucket(m, n, k, dtype)))
+
+
+def _from_version_1(entries: dict) -> dict[str, dict]:
+  """Version 1 had Triton entries only, keyed without the backend."""
+  if not isinstance(entries, dict):
+    return entries
+  upgraded = {}
+  for key, entry in entries.items():
+    device, _, rest = str(key).partition("|")
+    if isinstance(entry, dict):
+      entry = {"backend": "triton", **entry}
+    upgraded[f"{device}|triton|{rest}"] = entry
+  return upgraded
 
 
 def _parse(text: str) -> dict[str, dict]:
   """The entries of a cache file's text; ValueError if it is not one."""
   data = json.loads(text)
-  if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
+  version = data.get("version") if isinstance(data, dict) else None
+  if version not in (1, FORMAT_VERSION):
     raise ValueError(f"expected a JSON object with \"version\":"
                      f" {FORMAT_VERSION}")
   entries = data.get("entries")
+  if version == 1:
+    entries = _from_version_1(entries)
   if not isinstance(entries, dict):
     raise ValueError("expected an \"entries\" object")
   for key, entry in entries.items():
     try:
-      config_lib.TileConfig(**entry["config"])
+      backend = entry["backend"]
+      if key.split("|")[1:2] != [backend] or backend not in CONFIG_TYPES:
+        raise ValueError(f"backend {backend!r} does not match the key or is"
+                         f" not one of {tuple(CONFIG_TYPES)}")
+      CONFIG_TYPES[backend](**entry["config"])
       float(entry["time_us"])
     except (KeyError, TypeError, ValueError) as e:
       raise ValueError(f"entry {key!r} is not a valid tuned config: {e}")
@@ -114,14 +141,21 @@ class TuningCache:
               stacklevel=3)
     return self._entries
 
-  def lookup(self, key: str) -> config_lib.TileConfig | None:
+  def lookup(self, key: str):
+    """The config stored under `key` (a TileConfig or MosaicConfig), or None."""
     entry = self.entries.get(key)
-    return None if entry is None else config_lib.TileConfig(**entry["config"])
+    if entry is None:
+      return None
+    return CONFIG_TYPES[entry["backend"]](**entry["config"])
 
-  def store(self, key: str, config: config_lib.TileConfig,
-            **record) -> None:
+  def time_us(self, key: str) -> float | None:
+    entry = self.entries.get(key)
+    return None if entry is None else float(entry["time_us"])
+
+  def store(self, key: str, config, **record) -> None:
     entries = self.entries
-    entries[key] = {"config": dataclasses.asdict(config), **record}
+    entries[key] = {"backend": config.backend,
+                    "config": dataclasses.asdict(config), **record}
     self.path.parent.mkdir(parents=True, exist_ok=True)
     if self._corrupt:
       os.replace(self.path, self.path.with_name(self.path.name + ".corrupt"))
@@ -158,19 +192,43 @@ def user_cache() -> TuningCache:
   return _user_caches[path]
 
 
-def select_config(m: int, n: int, k: int, dtype, precision=None, *,
-                  auto: bool = False) -> config_lib.TileConfig:
-  """The config `matmul` runs when given config=None (or "auto").
+def _caches(device: str, auto: bool) -> list[TuningCache]:
+  """Where tuned configs are looked up, first match wins: the user's cache
+  (for config="auto" only), then the table shipped for `device`."""
+  caches = [user_cache()] if auto else []
+  shipped = shipped_table(device)
+  return caches + ([shipped] if shipped is not None else [])
+
+
+def select_config(backend: str, m: int, n: int, k: int, dtype,
+                  precision=None, *, auto: bool = False, default):
+  """The config `backend` runs when `matmul` is given config=None ("auto").
 
   "auto" looks in the user's autotune cache first. Both then look in the
-  table shipped for this device, and fall back to `default_tiled_config`.
+  table shipped for this device, and fall back to `default()`, the
+  backend's heuristic.
   """
   device = jax.devices()[0].device_kind
-  key = cache_key(device, dtype, precision, m, n, k)
-  caches = [user_cache()] if auto else []
-  caches.append(shipped_table(device))
-  for cache in caches:
-    found = cache.lookup(key) if cache is not None else None
+  key = cache_key(device, backend, dtype, precision, m, n, k)
+  for cache in _caches(device, auto):
+    found = cache.lookup(key)
     if found is not None:
       return found
-  return config_lib.default_tiled_config(m, n, k, dtype, precision)
+  return default()
+
+
+def fastest_backend(backends, m: int, n: int, k: int, dtype, precision=None,
+                    *, auto: bool = False) -> str | None:
+  """The backend whose tuned entry for this problem measured fastest, if
+  the first cache (as in `select_config`) holding any of them holds them
+  all; None otherwise."""
+  device = jax.devices()[0].device_kind
+  for cache in _caches(device, auto):
+    times = {b: cache.time_us(cache_key(device, b, dtype, precision, m, n, k))
+             for b in backends}
+    if all(t is None for t in times.values()):
+      continue
+    if any(t is None for t in times.values()):
+      return None
+    return min(times, key=times.get)
+  return None

@@ -1,5 +1,6 @@
 """The autotuner and its cache, on the CPU: candidates, round trips, errors."""
 
+import dataclasses
 import json
 
 import jax
@@ -8,8 +9,9 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
-from pallas_tiled import tuning
 from pallas_tiled import config as config_lib
+from pallas_tiled import tiled
+from pallas_tiled import tuning
 from pallas_tiled import tuning_cache
 from tests import helpers
 
@@ -57,25 +59,69 @@ def test_shape_buckets_separate_unaligned_rows():
   assert bucket(3000, 5000, 700, jnp.bfloat16).endswith("-unaligned")
 
 
-def test_cache_keys_name_device_dtype_precision_and_bucket():
-  key = tuning_cache.cache_key("NVIDIA H200", jnp.float32,
+def test_cache_keys_name_device_backend_dtype_precision_and_bucket():
+  key = tuning_cache.cache_key("NVIDIA H200", "triton", jnp.float32,
                                lax.Precision.HIGHEST, 4096, 4096, 4096)
-  assert key == "NVIDIA H200|float32|highest|4096x4096x4096"
+  assert key == "NVIDIA H200|triton|float32|highest|4096x4096x4096"
   # 16-bit inputs ignore precision.
-  assert tuning_cache.cache_key("cpu", jnp.bfloat16, lax.Precision.HIGHEST,
-                                1, 2, 3).split("|")[2] == "default"
+  assert tuning_cache.cache_key("cpu", "mosaic", jnp.bfloat16,
+                                lax.Precision.HIGHEST, 1, 2,
+                                3).split("|")[3] == "default"
 
 
 def test_cache_round_trip(tmp_path):
   path = tmp_path / "sub" / "cache.json"
   config = pallas_tiled.TileConfig(64, 128, 32, 4, 4, group_m=16, split_k=2,
                                    k_major_b=True, align_operands=True)
-  tuning_cache.TuningCache(path).store("k1", config, time_us=12.5)
+  tuning_cache.TuningCache(path).store("dev|triton|k1", config,
+                                       time_us=12.5)
   reread = tuning_cache.TuningCache(path)
-  assert reread.lookup("k1") == config
+  assert reread.lookup("dev|triton|k1") == config
   assert reread.lookup("missing") is None
-  assert reread.entries["k1"]["time_us"] == 12.5
-  assert json.loads(path.read_text())["version"] == 1
+  assert reread.entries["dev|triton|k1"]["time_us"] == 12.5
+  assert json.loads(path.read_text())["version"] == 2
+
+
+def test_cache_holds_both_backends_configs(tmp_path):
+  path = tmp_path / "cache.json"
+  triton = pallas_tiled.TileConfig(64, 128, 32)
+  mosaic = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
+                                     cluster_dimension="m")
+  cache = tuning_cache.TuningCache(path)
+  cache.store("dev|triton|x", triton, time_us=3.0)
+  cache.store("dev|mosaic|x", mosaic, time_us=2.0)
+  reread = tuning_cache.TuningCache(path)
+  assert reread.lookup("dev|triton|x") == triton
+  assert reread.lookup("dev|mosaic|x") == mosaic
+  assert reread.time_us("dev|mosaic|x") == 2.0
+
+
+def test_version_1_caches_are_read_as_triton_entries(tmp_path):
+  """Caches written before the Mosaic backend keep working."""
+  path = tmp_path / "cache.json"
+  config = pallas_tiled.TileConfig(64, 128, 32, group_m=16)
+  path.write_text(json.dumps({"version": 1, "entries": {
+      "NVIDIA H200|bfloat16|default|4096x4096x4096": {
+          "config": dataclasses.asdict(config), "time_us": 170.0}}}))
+  cache = tuning_cache.TuningCache(path)
+  assert cache.lookup(
+      "NVIDIA H200|triton|bfloat16|default|4096x4096x4096") == config
+
+
+def test_fastest_backend_compares_tuned_entries(tmp_path, monkeypatch):
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  device = jax.devices()[0].device_kind
+  key = lambda backend: tuning_cache.cache_key(
+      device, backend, jnp.bfloat16, None, 4096, 4096, 4096)
+  fastest = lambda: tuning_cache.fastest_backend(
+      ("triton", "mosaic"), 4000, 4000, 4000, jnp.bfloat16, auto=True)
+  cache = tuning_cache.user_cache()
+  assert fastest() is None
+  cache.store(key("triton"), pallas_tiled.TileConfig(64, 128, 32),
+              time_us=180.0)
+  assert fastest() is None  # Only one backend tuned: no comparison.
+  cache.store(key("mosaic"), pallas_tiled.MosaicConfig(), time_us=170.0)
+  assert fastest() == "mosaic"
 
 
 @pytest.mark.parametrize(
@@ -84,8 +130,14 @@ def test_cache_round_trip(tmp_path):
      ('{"version": 1, "entries": []}', "entries"),
      ('{"version": 1, "entries": {"k": {"config": {"block_m": 0, "block_n":'
       ' 16, "block_k": 16}, "time_us": 1}}}', "must be positive"),
+     ('{"version": 2, "entries": {"d|mosaic|x": {"backend": "triton",'
+      ' "config": {"block_m": 16, "block_n": 16, "block_k": 16},'
+      ' "time_us": 1}}}', "does not match the key"),
+     ('{"version": 2, "entries": {"d|mosaic|x": {"backend": "mosaic",'
+      ' "config": {"tile_m": 96}, "time_us": 1}}}', "multiple of 64"),
      ('[1, 2]', "version")],
-    ids=["bad-json", "entries-not-object", "invalid-config", "not-an-object"])
+    ids=["bad-json", "entries-not-object", "invalid-config",
+         "backend-mismatch", "invalid-mosaic-config", "not-an-object"])
 def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
     tmp_path, text, problem):
   path = tmp_path / "cache.json"
@@ -96,9 +148,9 @@ def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
   message = str(warned[0].message)
   assert str(path) in message and problem in message
   config = pallas_tiled.TileConfig(16, 16, 16)
-  cache.store("k", config, time_us=1.0)
+  cache.store("d|triton|k", config, time_us=1.0)
   assert (tmp_path / "cache.json.corrupt").read_text() == text
-  assert tuning_cache.TuningCache(path).lookup("k") == config
+  assert tuning_cache.TuningCache(path).lookup("d|triton|k") == config
 
 
 def test_matmul_auto_survives_a_corrupt_cache(tmp_path, monkeypatch, rng):
@@ -120,7 +172,8 @@ def test_autotune_picks_a_candidate_caches_it_and_auto_uses_it(
                            candidates=candidates, iterations=2, warmup=1)
   assert best in candidates
   device = jax.devices()[0].device_kind
-  key = tuning_cache.cache_key(device, jnp.float32, None, 40, 24, 70)
+  key = tuning_cache.cache_key(device, "triton", jnp.float32, None, 40, 24,
+                               70)
   entry = json.loads((tmp_path / "cache.json").read_text())["entries"][key]
   assert pallas_tiled.TileConfig(**entry["config"]) == best
   assert entry["time_us"] > 0
@@ -128,8 +181,8 @@ def test_autotune_picks_a_candidate_caches_it_and_auto_uses_it(
   monkeypatch.setattr(tuning.timing, "measure", None)
   assert tuning.autotune((40, 70), (70, 24), jnp.float32) == best
   # config="auto" finds it for any shape in the bucket.
-  assert tuning_cache.select_config(33, 20, 65, jnp.float32,
-                                    auto=True) == best
+  assert tiled.select_config(33, 20, 65, jnp.float32, None,
+                             out_dtype=jnp.float32, auto=True) == best
   a, b = helpers.random_operands(rng, 33, 20, 65, jnp.float32)
   helpers.assert_matmul_close(pallas_tiled.matmul(a, b, config="auto"), a, b)
 
@@ -158,3 +211,33 @@ def test_autotune_skips_failing_candidates(tmp_path, monkeypatch):
 def test_autotune_rejects_bad_shapes():
   with pytest.raises(ValueError, match="inner dimensions"):
     tuning.autotune((4, 5), (6, 7), jnp.float32)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32],
+                         ids=["bf16", "f32"])
+def test_mosaic_candidates_are_valid_unique_and_start_with_the_heuristic(
+    shape, dtype):
+  candidates = tuning.candidate_configs(*shape, dtype, backend="mosaic")
+  assert candidates[0] == config_lib.default_mosaic_config(*shape, dtype)
+  assert len(candidates) == len(set(candidates))
+  assert 6 <= len(candidates) <= 10
+  for c in candidates:
+    config_lib.check_mosaic_config(c, dtype, dtype)
+    assert c.tile_k * jnp.dtype(dtype).itemsize == 128
+
+
+def test_autotune_times_each_backend_and_caches_each_best(tmp_path, rng):
+  """Given candidates of both backends, each backend's best is cached under
+  its own key and the faster one is returned."""
+  cache = tuning_cache.TuningCache(tmp_path / "cache.json")
+  candidates = [pallas_tiled.TileConfig(16, 16, 16),
+                pallas_tiled.MosaicConfig(tile_m=64, tile_n=32,
+                                          epi_tile_n=32)]
+  best = tuning.autotune((40, 70), (70, 24), jnp.bfloat16, cache=cache,
+                         candidates=candidates, iterations=1, warmup=1)
+  device = jax.devices()[0].device_kind
+  keys = {b: tuning_cache.cache_key(device, b, jnp.bfloat16, None, 40, 24,
+                                    70) for b in ("triton", "mosaic")}
+  assert [cache.lookup(keys[b]) for b in keys] == candidates
+  assert best == min(candidates, key=lambda c: cache.time_us(keys[c.backend]))

@@ -65,10 +65,18 @@ def test_vmap(rng):
 
 
 CONFIGS = [
-    mosaic.MosaicConfig(tile_m=64, tile_n=64, max_concurrent_steps=2,
-                        grid_tile_width=2, epi_tile_n=32),
-    mosaic.MosaicConfig(wg_dimension="m", grid_minor_dim="m"),
-    mosaic.MosaicConfig(warp_specialized=False, max_concurrent_steps=3),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, max_concurrent_steps=2,
+                              grid_tile_width=2, epi_tile_n=32),
+    pallas_tiled.MosaicConfig(wg_dimension="m", grid_minor_dim="m"),
+    pallas_tiled.MosaicConfig(warp_specialized=False, max_concurrent_steps=3),
+    # Clusters of two CTAs multicasting B (along M) or A (along N); the
+    # 130 x 100 output leaves the second CTA of a cluster partly or wholly
+    # outside it. (jax 0.10's interpreter runs these without clusters.)
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              cluster_dimension="m", num_sms=4),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
+                              wg_dimension="m", cluster_dimension="n",
+                              num_sms=4),
 ]
 
 
@@ -94,10 +102,29 @@ def test_lowers_for_cuda(dtype, layout):
   problem = batching.BatchedProblem.from_shapes(
       a.shape, b.shape, transpose_a=transpose_a, transpose_b=transpose_b)
   traced = mosaic.batched_product.trace(
-      a, b, problem=problem, config=mosaic.default_config(dtype),
+      a, b, problem=problem, config=pallas_tiled.default_mosaic_config(4096, 4096, 4096, dtype),
       precision=None, out_dtype=dtype, interpret=False)
   text = traced.lower(lowering_platforms=("cuda",)).as_text()
   assert "pallas_tiled_mosaic_matmul" in text
+
+
+@pytest.mark.parametrize("cluster", ["m", "n"])
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32],
+                         ids=lambda d: d.__name__)
+def test_clusters_lower_for_cuda(dtype, cluster):
+  """Clusters with TMA multicast pass Mosaic GPU's passes (jax 0.10's
+  interpreter cannot run them, so CI sees them here)."""
+  a = jax.ShapeDtypeStruct((1, 1000, 4097), dtype)
+  b = jax.ShapeDtypeStruct((1, 4097, 300), dtype)
+  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(4096, 4096, 4096, dtype),
+      cluster_dimension=cluster)
+  traced = mosaic.batched_product.trace(
+      a, b, problem=problem, config=config, precision=None, out_dtype=dtype,
+      interpret=False)
+  assert "cluster_block_id" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
 
 
 BAD_CONFIGS = [
@@ -106,6 +133,9 @@ BAD_CONFIGS = [
     (dict(tile_k=True), TypeError, "must be an int"),
     (dict(wg_dimension="k"), ValueError, "wg_dimension must be one of"),
     (dict(epi_tile_n=48), ValueError, "must divide"),
+    (dict(cluster_dimension="k"), ValueError, "cluster_dimension must be one"),
+    (dict(cluster_dimension="m", warp_specialized=False), ValueError,
+     "needs warp_specialized=True"),
 ]
 
 
@@ -113,13 +143,13 @@ BAD_CONFIGS = [
                          ids=[str(c[0]) for c in BAD_CONFIGS])
 def test_config_validates_itself(fields, exc, words):
   with pytest.raises(exc, match=words):
-    mosaic.MosaicConfig(**fields)
+    pallas_tiled.MosaicConfig(**fields)
 
 
 def test_shared_memory_is_checked_before_tracing():
   a = jnp.ones((256, 256), jnp.bfloat16)
   with pytest.raises(ValueError, match="shared memory"):
-    pallas_tiled.matmul(a, a, config=mosaic.MosaicConfig(
+    pallas_tiled.matmul(a, a, config=pallas_tiled.MosaicConfig(
         max_concurrent_steps=8))
 
 
@@ -128,7 +158,7 @@ F32 = jnp.ones((64, 64), jnp.float32)
 
 @pytest.mark.parametrize("kwargs, words", [
     (dict(backend="cuda"), "backend='cuda' is not one of"),
-    (dict(backend="triton", config=mosaic.MosaicConfig()),
+    (dict(backend="triton", config=pallas_tiled.MosaicConfig()),
      "runs on the 'mosaic' backend, but backend='triton'"),
     (dict(backend="mosaic", config=pallas_tiled.TileConfig(16, 16, 16)),
      "runs on the 'triton' backend, but backend='mosaic'"),
@@ -167,9 +197,24 @@ def test_auto_backend_rule(call, capability, expected, monkeypatch):
   assert backends.resolve_backend(call, None, "auto") == expected
 
 
+@pytest.mark.parametrize("tuned, expected", [("triton", "triton"),
+                                             ("mosaic", "mosaic"),
+                                             (None, "mosaic")])
+def test_auto_backend_follows_the_tuned_table(tuned, expected, monkeypatch):
+  """Where both backends have tuned entries, the faster one runs; else the
+  rule decides (4096^3 bfloat16: Mosaic)."""
+  monkeypatch.setattr(validation, "compute_capability", lambda: (9, 0))
+  monkeypatch.setattr(backends.tuning_cache, "fastest_backend",
+                      lambda *args, **kwargs: tuned)
+  call = _call(4096, 4096, 4096)
+  assert backends.resolve_backend(call, None, "auto") == expected
+
+
 def test_config_label_names_the_knobs():
-  config = dataclasses.replace(mosaic.default_config(jnp.bfloat16),
-                               wg_dimension="m", grid_tile_width=8)
-  assert config.label == "128x128x64/s4/ws-m/snake-n8/epi64x64"
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(4096, 4096, 4096, jnp.bfloat16),
+      grid_tile_width=8, cluster_dimension="n")
+  assert config.label == "64x256x64/s4/ws-m/snake-n8/epi64x64/cluster-n"
+  assert config.cta_tile == (128, 256) and config.cluster_tile == (128, 512)
   assert config.backend == "mosaic" and pallas_tiled.TileConfig(
       16, 16, 16).backend == "triton"
