@@ -386,14 +386,15 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # padded to that (and sliced afterwards).
   epi_m, epi_n = c.epi_tile
   out_width = _swizzle_bytes(epi_n * out_dtype.itemsize) // out_dtype.itemsize
+  # Both lowerings get outputs of at least one whole cluster (or CTA) tile:
+  # on an H200, outputs narrower than a consumer's tile (N <= 33 here) came
+  # out unwritten (warpgroup lowering; lane is padded alike, untested).
   if c.lowering == "lane":
     n_out = max(_round_up(n_out, _TMA_ALIGN_BYTES // out_dtype.itemsize),
-                epi_n)
-    m_out = max(m_out, epi_m)
+                cluster_n)
+    m_out = max(m_out, cluster_m)
     swizzled_out = m_out % 8 == 0 and n_out % out_width == 0
   else:
-    # At least one whole cluster (or CTA) tile: on an H200, outputs
-    # narrower than a consumer's tile (N <= 33 here) came out unwritten.
     m_out = max(_round_up(m_out, 8), cluster_m)
     n_out = max(_round_up(n_out, out_width), cluster_n)
     swizzled_out = True

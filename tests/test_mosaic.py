@@ -88,6 +88,21 @@ def test_explicit_configs(config, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("lowering", ["warpgroup", "lane"])
+@pytest.mark.parametrize("shape", [(130, 33, 200), (70, 8, 64), (9, 300, 40)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_narrow_outputs_are_written(shape, lowering, rng):
+  """Outputs narrower or shorter than one CTA tile, in both lowerings (on an
+  H200, N <= 33 once came out unwritten)."""
+  a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(*shape, jnp.bfloat16),
+      lowering=lowering)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
 @pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
 @pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
 def test_lowers_for_cuda(dtype, layout):
