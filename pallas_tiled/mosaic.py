@@ -8,7 +8,10 @@ out with Mosaic GPU primitives (`plgpu`):
 * Persistent grid: one CTA per SM (`config.num_sms`) walks the output tiles
   with `plgpu.nd_loop`, in "planar snake" order (`plgpu.planar_snake`: strips
   `grid_tile_width` tiles wide, alternately walked forwards and backwards) for
-  L2 reuse. Batch elements are an outer loop dimension; each operand's batch
+  L2 reuse. With `cluster_dimension`, CTAs pair up in clusters of two
+  that walk cluster tiles and share one operand's K-tiles by TMA multicast
+  (measured: no gain on an H200; BUILD_NOTES.md). Batch elements are an
+  outer loop dimension; each operand's batch
   index comes from `BatchedProblem`, so broadcast operands are read in place.
 * K-phases: `plgpu.emit_pipeline_warp_specialized` (or `plgpu.emit_pipeline`
   without warp specialization) keeps `max_concurrent_steps` (A, B) K-tiles in
