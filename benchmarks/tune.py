@@ -65,11 +65,11 @@ def main(argv):
   cache = tuning_cache.TuningCache(_CACHE_OUT.value)
   if _MERGE.value:
     for path in _MERGE.value:
-      for key, entry in tuning_cache.TuningCache(path).entries.items():
+      source = tuning_cache.TuningCache(path)
+      for key, entry in source.entries.items():
         record = {k: v for k, v in entry.items()
                   if k not in ("backend", "config")}
-        config_type = tuning_cache.CONFIG_TYPES[entry["backend"]]
-        cache.store(key, config_type(**entry["config"]), **record)
+        cache.store(key, source.lookup(key), **record)
     logging.info("merged %d files into %s: %d entries", len(_MERGE.value),
                  cache.path, len(cache.entries))
     return 0

@@ -23,6 +23,7 @@ from pallas_tiled import validation
 BACKENDS = ("auto", "triton", "mosaic")
 KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
 CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
+_HOPPER = ((9, 0), (9, 1))  # Compute capabilities Mosaic GPU compiles for.
 # Measured on an H200 (bfloat16, against jnp.matmul in the same run):
 # * Mosaic's persistent 128x256 CTA tiles need enough of them to fill the
 #   SMs: 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3
@@ -41,6 +42,13 @@ def _mosaic_runs_float32(precision) -> bool:
   return precision in (None, lax.Precision.DEFAULT,
                        (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
                        lax.DotAlgorithmPreset.DEFAULT)
+
+
+def _auto_may_take_mosaic(call: validation.MatmulCall, hopper: bool) -> bool:
+  """Whether Mosaic GPU can run a call that asked for "auto": compiled on
+  Hopper, and float32 only at default precision (TF32)."""
+  return hopper and not call.interpret and (
+      call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
 
 
 def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
@@ -73,7 +81,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         f"{call.precision!r}; use backend='triton' (or 'auto') for full"
         " float32 precision.")
   capability = validation.compute_capability()
-  hopper = capability in ((9, 0), (9, 1))
+  hopper = capability in _HOPPER
   if backend == "mosaic" and not call.interpret and not hopper:
     raise ValueError(
         "backend='mosaic' compiles for Hopper (compute capability 9.x), but"
@@ -81,13 +89,11 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         " backend='triton' or 'auto'.")
   if backend != "auto":
     return backend
-  if call.interpret or not hopper:
-    return "triton"
-  if call.dtype == jnp.float32 and not _mosaic_runs_float32(call.precision):
+  if not _auto_may_take_mosaic(call, hopper):
     return "triton"
   if not call.batch:
     tuned = tuning_cache.fastest_backend(
-        KERNELS, call.m, call.n, call.k, call.dtype, call.precision,
+        tuple(KERNELS), call.m, call.n, call.k, call.dtype, call.precision,
         auto=config == "auto")
     if tuned is not None:
       return tuned
@@ -107,10 +113,10 @@ def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:
   for "auto" every one that can (what the autotuner times)."""
   if backend != "auto":
     return (resolve_backend(call, None, backend),)
-  hopper = validation.compute_capability() in ((9, 0), (9, 1))
-  mosaic_runs = hopper and not call.interpret and (
-      call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
-  return ("triton", "mosaic") if mosaic_runs else ("triton",)
+  hopper = validation.compute_capability() in _HOPPER
+  if _auto_may_take_mosaic(call, hopper):
+    return ("triton", "mosaic")
+  return ("triton",)
 
 
 def matmul(a, b, config=None, *, backend: str = "auto", precision=None,

@@ -83,15 +83,23 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
                                        align_operands=unaligned))
+  valid = _passing(candidates, lambda c: config_lib.check_triton_tiles(
+      c, dtype, compute_capability))
+  tiles = lambda c: -(-m // c.block_m) * -(-n // c.block_n)
+  return [c for c in valid if c is candidates[0] or m <= 64
+          or tiles(c) >= config_lib.SM_COUNT // 4]
+
+
+def _passing(candidates, check) -> list:
+  """The distinct candidates, in order, that `check` does not reject with a
+  ValueError."""
   valid = []
-  for c in dict.fromkeys(candidates):  # Unique, in order.
+  for c in dict.fromkeys(candidates):
     try:
-      config_lib.check_triton_tiles(c, dtype, compute_capability)
+      check(c)
     except ValueError:
       continue
-    tiles = -(-m // c.block_m) * -(-n // c.block_n)
-    if c is candidates[0] or tiles >= config_lib.SM_COUNT // 4 or m <= 64:
-      valid.append(c)
+    valid.append(c)
   return valid
 
 
@@ -117,14 +125,8 @@ def _mosaic_candidates(m, n, k, dtype) -> list[MosaicConfig]:
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **small),
         MosaicConfig(tile_m=64, wg_dimension="m",
                      max_concurrent_steps=stages, **small)]
-  valid = []
-  for c in dict.fromkeys(candidates):  # Unique, in order.
-    try:
-      config_lib.check_mosaic_config(c, dtype, dtype)
-    except ValueError:
-      continue
-    valid.append(c)
-  return valid
+  return _passing(candidates, lambda c: config_lib.check_mosaic_config(
+      c, dtype, dtype))
 
 
 def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
@@ -162,16 +164,19 @@ def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
               for name in backends.runnable_backends(call, backend)}
   cache = cache if cache is not None else tuning_cache.user_cache()
   device = jax.devices()[0].device_kind
-  reference = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
-                         precision=lax.Precision.HIGHEST)
-  tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
-  results, failed = [], []
+  results, pending, failed = [], {}, []
   for name, configs in groups.items():
     key = tuning_cache.cache_key(device, name, call.dtype, call.precision,
                                  call.m, call.n, call.k)
     if not force and (hit := cache.lookup(key)) is not None:
       results.append((cache.time_us(key), hit))
-      continue
+    else:
+      pending[key] = configs
+  if pending:  # Only timing needs the reference.
+    reference = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
+                           precision=lax.Precision.HIGHEST)
+    tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
+  for key, configs in pending.items():
     best, best_us, method = None, float("inf"), ""
     for config in configs:
       fn = functools.partial(backends.matmul, config=config,
