@@ -73,6 +73,7 @@ _SEMANTICS = {
     "lane": lambda: plgpu.LoweringSemantics.Lane,
 }
 _SIXTEEN_BIT = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
+_PIPELINE_ACROSS_TILES = True
 
 
 def _interpret_params():
@@ -240,7 +241,7 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     # loads part of the shared block and TMA multicasts it to both.
     multicast = lambda dim: ("cluster",) if c.cluster_dimension == dim else ()
 
-    def make_pipeline(body, compute_context):
+    def make_pipeline(body, compute_context, pipeline_state=None):
       return plgpu.emit_pipeline_warp_specialized(
           body,
           grid=(k_iters,),
@@ -255,12 +256,31 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
           num_compute_wgs=wgs,
           max_concurrent_steps=c.max_concurrent_steps,
           compute_context=compute_context,
+          pipeline_state=pipeline_state,
       )
 
     # The bodies do not change the allocations, so allocate once, outside
     # the tile loop, and share them across tiles.
     unused = lambda *_, **__: None
     allocs = make_pipeline(unused, unused).get_allocations(a_ref, b_ref)
+    # One pipeline across tiles (plgpu.PipelinePipeline): the producer goes
+    # on loading the next tile's K-tiles while the consumers run this tile's
+    # epilogue, instead of draining the pipeline at every tile. jax allows it
+    # when the stages divide the K-steps; every CTA needs two tiles or more
+    # (the first tile STARTs the pipeline and the last one STOPs it).
+    cross_tile = (_PIPELINE_ACROSS_TILES
+                  and k_iters % c.max_concurrent_steps == 0
+                  and problem.size * m_iters * n_iters
+                  >= 2 * (c.num_sms // c.cluster_size))
+
+    def pipeline_state(loop_info):
+      if not cross_tile:
+        return None
+      step, last = loop_info.local_index, loop_info.num_local_steps - 1
+      return jnp.where(step == 0, int(plgpu.PipelinePipeline.START),
+                       jnp.where(step == last,
+                                 int(plgpu.PipelinePipeline.STOP),
+                                 int(plgpu.PipelinePipeline.STEADY)))
 
     @functools.partial(pl.run_scoped, allocs=allocs, out_smem=out_smem_type,
                        collective_axes="wg")
@@ -283,7 +303,7 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
           plgpu.wgmma_wait(0)
           return acc_ref
 
-        make_pipeline(mma, compute_context)(
+        make_pipeline(mma, compute_context, pipeline_state(loop_info))(
             a_strip, b_strip, allocations=allocs)
 
     # Every TMA store must land before the kernel exits.
