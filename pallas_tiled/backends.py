@@ -25,16 +25,15 @@ KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
 CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
 _HOPPER = ((9, 0), (9, 1))  # Compute capabilities Mosaic GPU compiles for.
 # Measured on an H200 (bfloat16, against jnp.matmul in the same run):
-# * Mosaic's persistent 128x256 CTA tiles need enough of them to fill the
-#   SMs: 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3
-#   (128 tiles) at 1.01x on both.
-# * Where a dimension is not a multiple of 64, Mosaic pads operands first:
-#   1000^3 ran at 0.36x (Triton 0.65x), 3000x5000x700 at 1.32x (Triton
-#   1.46x), 2047x8191x1023 at 1.37x (Triton 2.18x), but 4097^3 at 2.94x
-#   (Triton 2.49x).
+# Mosaic's persistent 128x256 CTA tiles need enough of them to fill the SMs:
+# 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3 (128
+# tiles) at 1.01x on both. Shapes that are not multiples of 64 (Mosaic pads
+# operands and some outputs) ran faster on Mosaic once it cut padded outputs
+# with its own copy or stored them in place: 4097^3 3.61x (Triton 2.50x),
+# 2047x8191x1023 2.31x (2.19x), 3000x5000x700 1.64x (1.46x); 1000^3 (32
+# tiles) 0.56x (0.68x).
 _MOSAIC_MIN_TILES = 64
 _MOSAIC_RULE_CTA_TILE = (128, 256)
-_MOSAIC_PADDED_MIN_MACS = 4096**3
 
 
 def _mosaic_runs_float32(precision) -> bool:
@@ -62,9 +61,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     (the table shipped for this device, and the user's autotune cache when
     config="auto") runs on the one that measured faster;
   * otherwise, by rule: Mosaic for products at least 128 wide in M and N
-    and 128 deep with at least 64 CTA tiles of 128x256, unless a dimension
-    is not a multiple of 64 (so Mosaic would pad) and the product is under
-    4096^3 multiply-adds.
+    and 128 deep with at least 64 CTA tiles of 128x256.
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
@@ -101,11 +98,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     return "triton"
   cta_m, cta_n = _MOSAIC_RULE_CTA_TILE
   tiles = math.prod((-(-call.m // cta_m), -(-call.n // cta_n), *call.batch))
-  if tiles < _MOSAIC_MIN_TILES:
-    return "triton"
-  padded = any(size % 64 for size in (call.m, call.n, call.k))
-  macs = math.prod((call.m, call.n, call.k, *call.batch))
-  return "triton" if padded and macs < _MOSAIC_PADDED_MIN_MACS else "mosaic"
+  return "triton" if tiles < _MOSAIC_MIN_TILES else "mosaic"
 
 
 def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:

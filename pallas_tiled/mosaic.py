@@ -31,8 +31,10 @@ out with Mosaic GPU primitives (`plgpu`):
   swizzle width (64 bfloat16/float16 or 32 float32 elements) is first copied
   into a zero-padded buffer (this also gives TMA the 16-byte row strides it
   needs, e.g. for K = 4097), and so is one smaller than a tile. Likewise the
-  output: a ragged output is allocated padded and sliced afterwards. Shapes
-  that are multiples of 64 and at least a tile are never copied.
+  output, which TMA stores through swizzled shared memory: a ragged output
+  is allocated padded and cut to shape afterwards (`unpad.py`), unless the
+  "lane" lowering can store it unswizzled (its rows are 16-byte multiples).
+  Shapes that are multiples of 64 and at least a tile are never copied.
 * dtypes: bfloat16 and float16 (wgmma reads either operand in either major
   order, so operands stored transposed are staged as they are); float32 as
   TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
@@ -59,6 +61,7 @@ import jax.numpy as jnp
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 from pallas_tiled import tuning_cache
+from pallas_tiled import unpad
 
 # Registers per thread kept by the producer warpgroup (the rest go to the two
 # consumers); 40 is what jax's Hopper example uses.
@@ -73,7 +76,6 @@ _SEMANTICS = {
     "lane": lambda: plgpu.LoweringSemantics.Lane,
 }
 _SIXTEEN_BIT = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
-_PIPELINE_ACROSS_TILES = True
 
 
 def _interpret_params():
@@ -152,6 +154,21 @@ def _smem_transforms(swizzle: int, dtype):
   """Tiling + swizzle of a shared-memory tile, as wgmma and TMA expect."""
   return (plgpu.TilingTransform((8, swizzle // jnp.dtype(dtype).itemsize)),
           plgpu.SwizzleTransform(swizzle))
+
+
+def pipelines_across_tiles(config, k_steps: int, tiles: int) -> bool:
+  """Whether each CTA runs one K-pipeline across all its tiles.
+
+  With a pipeline per tile, the producer drains it at the end of every tile
+  and refills it for the next; one pipeline across tiles
+  (`plgpu.PipelinePipeline`) lets the producer load the next tile's K-tiles
+  while the consumers store this one (+0.3-1.2% on an H200, BUILD_NOTES.md).
+  jax allows it when the stages divide the K-steps, and it needs two tiles
+  or more per CTA (the first tile STARTs the pipeline, the last STOPs it).
+  """
+  return (config.warp_specialized
+          and k_steps % config.max_concurrent_steps == 0
+          and tiles >= 2 * (config.num_sms // config.cluster_size))
 
 
 def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
@@ -263,15 +280,8 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     # the tile loop, and share them across tiles.
     unused = lambda *_, **__: None
     allocs = make_pipeline(unused, unused).get_allocations(a_ref, b_ref)
-    # One pipeline across tiles (plgpu.PipelinePipeline): the producer goes
-    # on loading the next tile's K-tiles while the consumers run this tile's
-    # epilogue, instead of draining the pipeline at every tile. jax allows it
-    # when the stages divide the K-steps; every CTA needs two tiles or more
-    # (the first tile STARTs the pipeline and the last one STOPs it).
-    cross_tile = (_PIPELINE_ACROSS_TILES
-                  and k_iters % c.max_concurrent_steps == 0
-                  and problem.size * m_iters * n_iters
-                  >= 2 * (c.num_sms // c.cluster_size))
+    cross_tile = pipelines_across_tiles(c, k_iters,
+                                        problem.size * m_iters * n_iters)
 
     def pipeline_state(loop_info):
       if not cross_tile:
@@ -444,7 +454,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
   if (m_out, n_out) != (p.m, p.n):
-    out = out[:, :p.m, :p.n]
+    out = unpad.unpad(out, m=p.m, n=p.n, interpret=interpret)
   return out
 
 

@@ -109,7 +109,8 @@ def _mosaic_candidates(m, n, k, dtype) -> list[MosaicConfig]:
   pipeline depths, and the tile orders and the cluster that came close
   on an H200 (BUILD_NOTES.md)."""
   first = config_lib.default_mosaic_config(m, n, k, dtype)
-  base = dict(tile_k=first.tile_k, epi_tile_n=first.epi_tile_n)
+  base = dict(tile_k=first.tile_k, epi_tile_n=first.epi_tile_n,
+              lowering=first.lowering)
   small = dict(base, epi_tile_n=min(64, first.epi_tile_n))
   wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
   candidates = [first]

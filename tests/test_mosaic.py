@@ -11,12 +11,14 @@ import dataclasses
 import jax
 from jax import lax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import pallas_tiled
 from pallas_tiled import backends
 from pallas_tiled import batching
 from pallas_tiled import mosaic
+from pallas_tiled import unpad
 from pallas_tiled import validation
 from tests import helpers
 
@@ -103,16 +105,55 @@ def test_narrow_outputs_are_written(shape, lowering, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("stages, across", [(2, True), (3, False)],
+                         ids=["one-pipeline-across-tiles", "pipeline-per-tile"])
+def test_pipelines_within_and_across_tiles(stages, across, rng):
+  """Both ways a CTA pipelines K over its tiles: one pipeline across all of
+  them (2 stages divide the 4 K-steps) or one per tile (3 do not). Two
+  CTAs share 4 x 2 CTA tiles of 64x128."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                                     max_concurrent_steps=stages, num_sms=2)
+  assert mosaic.pipelines_across_tiles(config, k_steps=4, tiles=8) == across
+  a, b = helpers.random_operands(rng, 256, 200, 256, jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+def test_unpad_cuts_a_padded_result_to_shape(rng):
+  """The masked copy that cuts padded outputs to shape (odd sizes, several
+  blocks each way, a batch axis)."""
+  x = helpers.random_array(rng, (2, 40, 1100), jnp.bfloat16)
+  out = unpad.unpad(x, m=33, n=1029, interpret=not helpers.ON_GPU)
+  np.testing.assert_array_equal(np.asarray(out, np.float32),
+                                np.asarray(x[:, :33, :1029], np.float32))
+
+
+@pytest.mark.parametrize("shape, dtype, lowering", [
+    ((3000, 5000, 700), jnp.bfloat16, "lane"),  # 10000-byte rows.
+    ((1000, 1000, 1000), jnp.float32, "lane"),  # 4000-byte rows.
+    ((4096, 4096, 4096), jnp.bfloat16, "warpgroup"),  # Whole tiles.
+    ((2047, 8191, 1023), jnp.bfloat16, "warpgroup"),  # Odd rows: padded.
+], ids=["3000x5000", "1000-f32", "4096", "2047x8191"])
+def test_default_config_stores_ragged_outputs_in_place(shape, dtype,
+                                                       lowering):
+  """Outputs whose rows TMA can store as they are (16-byte multiples) get
+  the lane lowering, which needs no padded copy of the output."""
+  assert pallas_tiled.default_mosaic_config(*shape, dtype).lowering == lowering
+
+
 @pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
 @pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
 def test_lowers_for_cuda(dtype, layout):
   """Mosaic GPU's passes accept the compiled configs, on any machine: a
-  ragged (1000, 4097) @ (4097, 129), with either operand stored transposed
-  as the backward pass reads them."""
+  ragged (1000, 4097) @ (4097, 256), with either operand stored transposed
+  as the backward pass reads them. (The output is one the kernel stores as
+  it is: cutting a padded one to shape is a Triton kernel, which jax 0.11
+  lowers only with a GPU present.)"""
   transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
   a = jax.ShapeDtypeStruct((1, 4097, 1000) if transpose_a else (1, 1000, 4097),
                            dtype)
-  b = jax.ShapeDtypeStruct((1, 129, 4097) if transpose_b else (1, 4097, 129),
+  b = jax.ShapeDtypeStruct((1, 256, 4097) if transpose_b else (1, 4097, 256),
                            dtype)
   problem = batching.BatchedProblem.from_shapes(
       a.shape, b.shape, transpose_a=transpose_a, transpose_b=transpose_b)
@@ -130,7 +171,7 @@ def test_clusters_lower_for_cuda(dtype, cluster):
   """Clusters with TMA multicast pass Mosaic GPU's passes (jax 0.10's
   interpreter cannot run them, so CI sees them here)."""
   a = jax.ShapeDtypeStruct((1, 1000, 4097), dtype)
-  b = jax.ShapeDtypeStruct((1, 4097, 300), dtype)
+  b = jax.ShapeDtypeStruct((1, 4097, 512), dtype)
   problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
   config = dataclasses.replace(
       pallas_tiled.default_mosaic_config(4096, 4096, 4096, dtype),
@@ -194,8 +235,9 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
 @pytest.mark.parametrize("call, capability, expected", [
     (_call(4096, 4096, 4096), (9, 0), "mosaic"),
     (_call(1024, 1024, 1024), (9, 0), "triton"),       # Too few CTA tiles.
-    (_call(4097, 4097, 4097), (9, 0), "mosaic"),       # Big: padding pays.
-    (_call(2047, 8191, 1023), (9, 0), "triton"),       # Padded, smaller.
+    (_call(4097, 4097, 4097), (9, 0), "mosaic"),       # Padded.
+    (_call(2047, 8191, 1023), (9, 0), "mosaic"),       # Padded, smaller.
+    (_call(1000, 1000, 1000), (9, 0), "triton"),       # Too few CTA tiles.
     (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
     (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
     (_call(16, 4096, 4096, jnp.float32), (9, 0), "triton"),
@@ -204,7 +246,7 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
     (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
     (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
 ], ids=["bf16-4096", "bf16-1024", "bf16-4097", "bf16-2047x8191x1023",
-        "decode", "f32",
+        "bf16-1000", "decode", "f32",
         "f32-decode", "f32-highest",
         "ampere", "interpret"])
 def test_auto_backend_rule(call, capability, expected, monkeypatch):
