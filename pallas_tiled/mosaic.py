@@ -18,7 +18,8 @@ out with Mosaic GPU primitives (`plgpu`):
   flight in swizzled shared memory, loaded by TMA. With warp specialization a
   producer warpgroup issues the copies and two consumer warpgroups each own a
   (tile_m x tile_n) float32 accumulator (`plgpu.ACC`, in registers) that
-  `plgpu.wgmma` adds each K-tile's product into.
+  `plgpu.wgmma` adds each K-tile's product into. Where it can, one pipeline
+  runs across all of a CTA's tiles (`pipelines_across_tiles`).
 * Epilogue: each consumer casts its accumulator once, writes it in
   (epi_tile_m x epi_tile_n) pieces to double-buffered shared memory and
   stores them with TMA (`plgpu.copy_smem_to_gmem`).
