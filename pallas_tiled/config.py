@@ -441,7 +441,8 @@ def default_mosaic_config(m: int, n: int, k: int, dtype,
   ragged_out = m % 8 or n % epi_n
   common = dict(
       tile_k=128 // itemsize,
-      lowering=("lane" if ragged_out and n * out_itemsize % 16 == 0
+      lowering=("lane" if ragged_out
+                and n % rows_alignment(out_dtype or dtype) == 0
                 else "warpgroup"))
   if -(-m // 128) * -(-n // 256) < SM_COUNT // 2:
     return MosaicConfig(tile_m=128, tile_n=64, max_concurrent_steps=5,

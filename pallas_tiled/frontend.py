@@ -45,6 +45,12 @@ class Kernel(NamedTuple):
   select_config: Callable[..., Any]
 
 
+# Jits a Kernel's product: everything but the two operands is static.
+jit_product = functools.partial(
+    jax.jit, static_argnames=("problem", "config", "precision", "out_dtype",
+                              "interpret"))
+
+
 @dataclasses.dataclass(frozen=True)
 class _Op:
   """Everything static about one product: hashable, for custom_vjp."""

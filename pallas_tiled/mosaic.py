@@ -361,10 +361,7 @@ def _pad_to(x, shape):
   return jnp.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)])
 
 
-@functools.partial(
-    jax.jit,
-    static_argnames=("problem", "config", "precision", "out_dtype",
-                     "interpret"))
+@frontend.jit_product
 def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
   """The kernel on flattened operands: (problem.size, M, N); see tiled.py.

@@ -44,8 +44,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
                 masking.tile_mask(row_mask, col_mask))
 
 
-@functools.partial(jax.jit, static_argnames=("problem", "config", "precision",
-                                             "out_dtype", "interpret"))
+@frontend.jit_product
 def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
   """The kernel on flattened operands: (problem.size, M, N); see tiled.py.

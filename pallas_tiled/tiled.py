@@ -136,10 +136,7 @@ def _kernel_precision(precision, dtype, interpret):
   return precision
 
 
-@functools.partial(
-    jax.jit,
-    static_argnames=("problem", "config", "precision", "out_dtype",
-                     "interpret"))
+@frontend.jit_product
 def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
   """The kernel on flattened operands: (problem.size, M, N) from a and b.
