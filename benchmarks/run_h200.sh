@@ -33,7 +33,7 @@ if [[ -f $out/h200_16bit.json && -f $out/h200_float32.json ]]; then
 fi
 if want highest; then
   $bench --suite=square --dtypes=float32 --precision=highest \
-    --json_out="$out/h200_highest.json" || status=1
+    --backends=auto,triton --json_out="$out/h200_highest.json" || status=1
 fi
 if want sweeps; then
   $bench --sweep_tiles --shapes=2048x2048x2048 --dtypes=float32 \

@@ -37,15 +37,17 @@ _MOSAIC_RULE_CTA_TILE = (128, 256)
 
 
 def _mosaic_runs_float32(precision) -> bool:
-  """Mosaic GPU's wgmma takes float32 as TF32 only: XLA's default."""
+  """Mosaic GPU's wgmma takes float32 as TF32: the kernel runs XLA's default
+  precision (TF32) and HIGHEST (three-pass TF32, `tf32x3.py`)."""
   return precision in (None, lax.Precision.DEFAULT,
                        (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
-                       lax.DotAlgorithmPreset.DEFAULT)
+                       lax.DotAlgorithmPreset.DEFAULT) or (
+                           config_lib.is_highest(precision))
 
 
 def _auto_may_take_mosaic(call: validation.MatmulCall, hopper: bool) -> bool:
   """Whether Mosaic GPU can run a call that asked for "auto": compiled on
-  Hopper, and float32 only at default precision (TF32)."""
+  Hopper, and float32 only at default or HIGHEST precision."""
   return hopper and not call.interpret and (
       call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
 
@@ -74,9 +76,9 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   if backend == "mosaic" and call.dtype == jnp.float32 and not (
       _mosaic_runs_float32(call.precision)):
     raise ValueError(
-        f"backend='mosaic' computes float32 as TF32 only, but precision="
-        f"{call.precision!r}; use backend='triton' (or 'auto') for full"
-        " float32 precision.")
+        f"backend='mosaic' computes float32 at default precision (TF32) or"
+        f" HIGHEST (three-pass TF32), but precision={call.precision!r}; use"
+        " backend='triton' (or 'auto') for it.")
   capability = validation.compute_capability()
   hopper = capability in _HOPPER
   if backend == "mosaic" and not call.interpret and not hopper:
@@ -96,6 +98,8 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
       return tuned
   if min(call.m, call.n) < 128 or call.k < 128:
     return "triton"
+  if mosaic.runs_tf32x3(call.dtype, call.precision):
+    return "mosaic"  # Three-pass TF32 triples K: enough work per tile.
   cta_m, cta_n = _MOSAIC_RULE_CTA_TILE
   tiles = math.prod((-(-call.m // cta_m), -(-call.n // cta_n), *call.batch))
   return "triton" if tiles < _MOSAIC_MIN_TILES else "mosaic"

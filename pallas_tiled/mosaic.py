@@ -41,6 +41,11 @@ out with Mosaic GPU primitives (`plgpu`):
   TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
   B is transposed to (N, K) by XLA unless it is stored that way, and an A
   stored transposed is transposed back. Accumulation is always float32.
+* float32 at HIGHEST precision: three-pass TF32 (`tf32x3.py`), one TF32
+  product over a tripled K. Its small terms (the first two thirds of K)
+  accumulate in wgmma's accumulator; each K-step of the large ones is
+  summed into float32 registers instead ("promoted"), because wgmma's own
+  accumulation is not accurate enough for float32 (BUILD_NOTES.md).
 
 Mosaic GPU compiles for compute capability 9.0 (sm_90a). In interpret mode
 the kernel runs on the CPU in the Mosaic GPU interpreter (out-of-bounds
@@ -61,6 +66,7 @@ import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
+from pallas_tiled import tf32x3
 from pallas_tiled import tuning_cache
 from pallas_tiled import unpad
 
@@ -98,13 +104,20 @@ def _interpreter_fills_out_of_bounds() -> bool:
   return hasattr(plgpu, "InterpretGPUParams")
 
 
+def runs_tf32x3(dtype, precision) -> bool:
+  """Whether the kernel computes this call as three-pass TF32."""
+  return (jnp.dtype(dtype) == jnp.float32
+          and config_lib.is_highest(precision))
+
+
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config `matmul(..., backend="mosaic")` runs when given none: see
   tuning_cache.select_config."""
   return tuning_cache.select_config(
       "mosaic", m, n, k, dtype, precision, auto=auto,
-      default=lambda: config_lib.default_mosaic_config(m, n, k, dtype,
-                                                       out_dtype))
+      default=lambda: config_lib.default_mosaic_config(
+          m, n, k, dtype, out_dtype,
+          promoted=runs_tf32x3(dtype, precision)))
 
 
 def _swizzle_bytes(*minor_bytes: int) -> int:
@@ -172,13 +185,24 @@ def pipelines_across_tiles(config, k_steps: int, tiles: int) -> bool:
           and tiles >= 2 * (config.num_sms // config.cluster_size))
 
 
+def _step_product(a, b, shape):
+  """One K-step's wgmma product, in a fresh accumulator, as a value."""
+  def product(acc_ref):
+    plgpu.wgmma(acc_ref, a, b)
+    return acc_ref[...]
+  return pl.run_scoped(product, plgpu.ACC(shape))
+
+
 def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
-            b_k_major, swizzle, swizzled_out):
+            b_k_major, swizzle, swizzled_out, promote_from):
   """One persistent CTA: loops over its output tiles, pipelines K-tiles.
 
   a_ref: (batches, M, K) if `a_k_major` else (batches, K, M); b_ref:
   (batches, N, K) if `b_k_major` else (batches, K, N); o_ref: (problem.size,
   M, N). Batch element g reads a[problem.a_index(g)], b[problem.b_index(g)].
+  With `promote_from` (a K-step), the products of that K-step and later
+  ones are each added into a float32 register sum (carried by the
+  pipeline) instead of into wgmma's accumulator.
   """
   c = config
   dtype, out_dtype = a_ref.dtype, o_ref.dtype
@@ -213,9 +237,28 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     b = b_smem.at[cols].transpose((1, 0)) if b_k_major else b_smem.at[:, cols]
     return a, b
 
-  def epilogue(acc_ref, out_smem, o_tile, wg):
-    """Casts the accumulator and stores it through SMEM with TMA."""
-    acc = acc_ref[...].astype(out_dtype)
+  acc_shape = (c.tile_m, c.tile_n)
+  promoted = promote_from is not None
+
+  def promoted_step(k_step, acc_ref, total, a, b, wait):
+    """One K-step's product, into acc_ref before `promote_from`, else
+    into `total` (its new value)."""
+    def into_accumulator():
+      plgpu.wgmma(acc_ref, a, b)
+      plgpu.wgmma_wait(wait)
+      return total
+
+    return lax.cond(k_step < promote_from, into_accumulator,
+                    lambda: total + _step_product(a, b, acc_shape))
+
+  def zero_sum():
+    """Zeros in wgmma's register layout, which both lowerings carry (a
+    fresh accumulator, read; layout_cast is not in jax 0.10's interpreter)."""
+    return pl.run_scoped(lambda acc_ref: acc_ref[...], plgpu.ACC(acc_shape))
+
+  def epilogue(acc, out_smem, o_tile, wg):
+    """Casts the accumulated tile and stores it through SMEM with TMA."""
+    acc = acc.astype(out_dtype)
     row0 = wg * c.tile_m if split_m else 0
     col0 = wg * c.tile_n if split_n else 0
     for i in range(c.tile_m // epi_m):
@@ -303,16 +346,23 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
         a_strip, b_strip, o_tile = tile_views(loop_info)
 
         def compute_context(run_pipeline):
-          @functools.partial(
-              pl.run_scoped, acc_ref=plgpu.ACC((c.tile_m, c.tile_n)))
+          @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(acc_shape))
           def _acc_scope(acc_ref):
-            run_pipeline(acc_ref)
-            epilogue(acc_ref, out_smem, o_tile, wg)
+            if promoted:
+              _, total = run_pipeline((acc_ref, zero_sum()))
+              epilogue(total + acc_ref[...], out_smem, o_tile, wg)
+            else:
+              run_pipeline(acc_ref)
+              epilogue(acc_ref[...], out_smem, o_tile, wg)
 
-        def mma(_, a_smem, b_smem, acc_ref):
-          plgpu.wgmma(acc_ref, *wg_operands(wg, a_smem, b_smem))
+        def mma(indices, a_smem, b_smem, carry):
+          a, b = wg_operands(wg, a_smem, b_smem)
+          if promoted:
+            acc_ref, total = carry
+            return acc_ref, promoted_step(indices[0], acc_ref, total, a, b, 0)
+          plgpu.wgmma(carry, a, b)
           plgpu.wgmma_wait(0)
-          return acc_ref
+          return carry
 
         make_pipeline(mma, compute_context, pipeline_state(loop_info))(
             a_strip, b_strip, allocations=allocs)
@@ -323,30 +373,44 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
 
   # One warpgroup: it issues the copies (emit_pipeline) and the wgmmas; a
   # K-tile's buffer is released one step late, after its wgmma has finished.
+  def single_pipeline(body, **carry):
+    return plgpu.emit_pipeline(
+        body,
+        grid=(k_iters,),
+        in_specs=[
+            plgpu.BlockSpec(a_block, a_index, transforms=transforms,
+                            delay_release=1),
+            plgpu.BlockSpec(b_block, b_index, transforms=transforms,
+                            delay_release=1),
+        ],
+        max_concurrent_steps=c.max_concurrent_steps,
+        **carry,
+    )
+
   @functools.partial(pl.run_scoped, out_smem=out_smem_type)
   def _single_warpgroup(out_smem):
     @plgpu.nd_loop(loop_grid, collective_axes="sm")
     def _tile_loop(loop_info):
       a_strip, b_strip, o_tile = tile_views(loop_info)
 
-      @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC((c.tile_m, c.tile_n)))
+      @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(acc_shape))
       def _acc_scope(acc_ref):
+        if promoted:
+          def promoted_mma(indices, a_smem, b_smem, total):
+            return promoted_step(indices[0], acc_ref, total,
+                                 *wg_operands(0, a_smem, b_smem), 1)
+
+          total = single_pipeline(promoted_mma, init_carry=zero_sum())(
+              a_strip, b_strip)
+          epilogue(total + acc_ref[...], out_smem, o_tile, 0)
+          return
+
         def mma(_, a_smem, b_smem):
           plgpu.wgmma(acc_ref, *wg_operands(0, a_smem, b_smem))
           plgpu.wgmma_wait(1)
 
-        plgpu.emit_pipeline(
-            mma,
-            grid=(k_iters,),
-            in_specs=[
-                plgpu.BlockSpec(a_block, a_index, transforms=transforms,
-                                delay_release=1),
-                plgpu.BlockSpec(b_block, b_index, transforms=transforms,
-                                delay_release=1),
-            ],
-            max_concurrent_steps=c.max_concurrent_steps,
-        )(a_strip, b_strip)
-        epilogue(acc_ref, out_smem, o_tile, 0)
+        single_pipeline(mma)(a_strip, b_strip)
+        epilogue(acc_ref[...], out_smem, o_tile, 0)
 
   plgpu.wait_smem_to_gmem(0, wait_read_only=True)
 
@@ -366,10 +430,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
   """The kernel on flattened operands: (problem.size, M, N); see tiled.py.
 
-  float32 is computed as TF32 whatever `precision` says; `matmul` sends
-  HIGHEST to the Triton backend instead.
+  float32 runs as TF32, or as three-pass TF32 at HIGHEST precision (`matmul`
+  sends other precisions to the Triton backend).
   """
-  del precision
   c, p = config, problem
   if interpret:  # The interpreter runs each CTA as threads: use few.
     c = dataclasses.replace(c, num_sms=min(c.num_sms, 2))
@@ -377,6 +440,19 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # wgmma reads 16-bit operands in either major order; TF32 needs both
   # K-major: A as (M, K), B as (N, K). XLA transposes what is not.
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
+  promote_from = None
+  k_len = p.k
+  if runs_tf32x3(dtype, precision):
+    # Three-pass TF32 over a tripled K, built from K-major operands. The
+    # barrier keeps a transpose a pass of its own, which XLA runs fast
+    # (1000^3 on an H200: 12 us of operand passes with it, 27 without).
+    if not a_k_major:
+      a, a_k_major = lax.optimization_barrier(jnp.swapaxes(a, -1, -2)), True
+    if not b_k_major:
+      b, b_k_major = lax.optimization_barrier(jnp.swapaxes(b, -1, -2)), True
+    a, b = tf32x3.tripled_k_operands(a, b, k_tile=c.tile_k)
+    k_len = a.shape[-1]
+    promote_from = 2 * k_len // 3 // c.tile_k  # Where a_hi @ b_hi starts.
   old_interpreter = interpret and not _interpreter_fills_out_of_bounds()
   if old_interpreter:  # jax 0.10's interpreter cannot model clusters.
     c = dataclasses.replace(c, cluster_dimension="none")
@@ -403,7 +479,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     m_out, n_out = _round_up(p.m, cluster_m), _round_up(p.n, cluster_n)
-    kp = _round_up(p.k, c.tile_k)
+    kp = _round_up(k_len, c.tile_k)
     a = _pad_to(a, (a.shape[0], m_out, kp))
     b = _pad_to(b, (b.shape[0], kp, n_out))
   else:
@@ -435,7 +511,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   kernel = functools.partial(
       _kernel, config=c, m=m_out, n=n_out, k=k, problem=p,
       a_k_major=a_k_major, b_k_major=b_k_major, swizzle=swizzle,
-      swizzled_out=swizzled_out)
+      swizzled_out=swizzled_out, promote_from=promote_from)
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
   out = plgpu.kernel(

@@ -23,6 +23,7 @@ import numpy as np
 from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import config as config_lib
+from pallas_tiled import mosaic
 from pallas_tiled import timing
 from pallas_tiled import tuning_cache
 from pallas_tiled import validation
@@ -46,7 +47,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   `check_mosaic_config` (Mosaic).
   """
   if backend == "mosaic":
-    return _mosaic_candidates(m, n, k, dtype)
+    return _mosaic_candidates(m, n, k, dtype, precision)
   if backend != "triton":
     raise ValueError(f"backend={backend!r} is not 'triton' or 'mosaic'.")
   wide = np.dtype(dtype).itemsize == 4
@@ -103,12 +104,14 @@ def _passing(candidates, check) -> list:
   return valid
 
 
-def _mosaic_candidates(m, n, k, dtype) -> list[MosaicConfig]:
+def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
   128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
   pipeline depths, and the tile orders and the cluster that came close
-  on an H200 (BUILD_NOTES.md)."""
-  first = config_lib.default_mosaic_config(m, n, k, dtype)
+  on an H200 (BUILD_NOTES.md). float32 at HIGHEST keeps the consumers of
+  at most 64x128 (its promoted sums double the accumulator registers)."""
+  promoted = mosaic.runs_tf32x3(dtype, precision)
+  first = config_lib.default_mosaic_config(m, n, k, dtype, promoted=promoted)
   base = dict(tile_k=first.tile_k, epi_tile_n=first.epi_tile_n,
               lowering=first.lowering)
   small = dict(base, epi_tile_n=min(64, first.epi_tile_n))
@@ -126,6 +129,13 @@ def _mosaic_candidates(m, n, k, dtype) -> list[MosaicConfig]:
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **small),
         MosaicConfig(tile_m=64, wg_dimension="m",
                      max_concurrent_steps=stages, **small)]
+  if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
+    candidates = [c for c in candidates
+                  if c.tile_m * c.tile_n <= config_lib.PROMOTED_MAX_TILE]
+    candidates += [
+        dataclasses.replace(first, grid_tile_width=8, cluster_dimension="m"),
+        dataclasses.replace(first, tile_k=2 * first.tile_k,
+                            max_concurrent_steps=3)]
   return _passing(candidates, lambda c: config_lib.check_mosaic_config(
       c, dtype, dtype))
 

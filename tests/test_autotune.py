@@ -229,6 +229,20 @@ def test_mosaic_candidates_are_valid_unique_and_start_with_the_heuristic(
     assert c.tile_k * jnp.dtype(dtype).itemsize == 128
 
 
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_mosaic_highest_candidates_fit_the_promoted_sums(shape):
+  """float32 at HIGHEST keeps a float32 sum beside each consumer's
+  accumulator: only consumers of at most PROMOTED_MAX_TILE elements."""
+  highest = lax.Precision.HIGHEST
+  candidates = tuning.candidate_configs(*shape, jnp.float32, highest,
+                                        backend="mosaic")
+  assert candidates[0] == config_lib.default_mosaic_config(
+      *shape, jnp.float32, promoted=True)
+  assert len(candidates) >= 3
+  assert all(c.tile_m * c.tile_n <= config_lib.PROMOTED_MAX_TILE
+             for c in candidates)
+
+
 def test_autotune_times_each_backend_and_caches_each_best(tmp_path, rng):
   """Given candidates of both backends, each backend's best is cached under
   its own key and the faster one is returned."""

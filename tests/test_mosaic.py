@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import pallas_tiled
+from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import batching
 from pallas_tiled import mosaic
@@ -183,6 +184,65 @@ def test_clusters_lower_for_cuda(dtype, cluster):
       lowering_platforms=("cuda",)).as_text()
 
 
+HIGHEST_CONFIGS = [
+    pallas_tiled.default_mosaic_config(256, 256, 256, jnp.float32,
+                                       promoted=True),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, tile_k=32,
+                              warp_specialized=False, max_concurrent_steps=2,
+                              epi_tile_n=32),
+]
+HIGHEST_SHAPES = [(130, 200, 77), (64, 40, 300)]
+if helpers.ON_GPU:
+  HIGHEST_SHAPES += [(1000, 1000, 1000), (4097, 129, 4097)]
+
+
+@pytest.mark.parametrize("shape", HIGHEST_SHAPES,
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("config", HIGHEST_CONFIGS, ids=lambda c: c.label)
+def test_highest_is_three_pass_tf32(config, shape, rng):
+  """float32 at HIGHEST: three TF32 products over a tripled K, the large
+  terms promoted to float32 sums, with or without warp specialization."""
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  out = helpers.call_with_poisoned_output(
+      pallas_tiled.matmul, a, b, config=config,
+      precision=lax.Precision.HIGHEST)
+  helpers.assert_matmul_close(out, a, b, precision=lax.Precision.HIGHEST)
+
+
+@pytest.mark.skipif(not helpers.ON_GPU, reason="TF32 rounding and wgmma's"
+                    " accumulation exist only on the GPU")
+def test_highest_is_as_accurate_as_xla(rng):
+  """No worse than XLA's HIGHEST (cuBLAS float32), against float64. Without
+  promotion, wgmma's own accumulation came out 8x worse at 1024^3."""
+  a, b = helpers.random_operands(rng, 1024, 1024, 4096, jnp.float32)
+  ref = np.matmul(helpers.as_f64(a), helpers.as_f64(b))
+  highest = lax.Precision.HIGHEST
+  ours = mosaic_matmul(a, b, precision=highest)
+  xla = jnp.matmul(a, b, precision=highest)
+  assert (accuracy.relative_error(ours, ref)
+          <= accuracy.relative_error(xla, ref))
+
+
+@pytest.mark.parametrize("lowering", ["warpgroup", "lane"])
+@pytest.mark.parametrize("warp_specialized", [True, False],
+                         ids=["ws", "one-warpgroup"])
+def test_three_pass_tf32_lowers_for_cuda(warp_specialized, lowering):
+  """The promoted kernel (its carry, the step branch) passes Mosaic GPU's
+  passes in both lowerings, with or without warp specialization."""
+  a = jax.ShapeDtypeStruct((1, 1000, 4097), jnp.float32)
+  b = jax.ShapeDtypeStruct((1, 4097, 256), jnp.float32)
+  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(4096, 4096, 4096, jnp.float32,
+                                         promoted=True),
+      warp_specialized=warp_specialized, lowering=lowering)
+  traced = mosaic.batched_product.trace(
+      a, b, problem=problem, config=config, precision=lax.Precision.HIGHEST,
+      out_dtype=jnp.float32, interpret=False)
+  assert "pallas_tiled_mosaic_matmul" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
+
+
 BAD_CONFIGS = [
     (dict(tile_m=96), ValueError, "multiple of 64"),
     (dict(tile_n=264), ValueError, "at most 256"),
@@ -218,10 +278,10 @@ F32 = jnp.ones((64, 64), jnp.float32)
      "runs on the 'mosaic' backend, but backend='triton'"),
     (dict(backend="mosaic", config=pallas_tiled.TileConfig(16, 16, 16)),
      "runs on the 'triton' backend, but backend='mosaic'"),
-    (dict(backend="mosaic", precision=lax.Precision.HIGHEST),
-     "computes float32 as TF32 only"),
+    (dict(backend="mosaic", precision=lax.Precision.HIGH),
+     r"default precision \(TF32\) or HIGHEST"),
 ], ids=["unknown", "mosaic-config-on-triton", "tile-config-on-mosaic",
-        "highest"])
+        "high"])
 def test_backend_errors(kwargs, words):
   with pytest.raises(ValueError, match=words):
     pallas_tiled.matmul(F32, F32, **kwargs)
@@ -241,13 +301,15 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
     (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
     (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
     (_call(16, 4096, 4096, jnp.float32), (9, 0), "triton"),
-    (_call(2048, 2048, 2048, jnp.float32, lax.Precision.HIGHEST), (9, 0),
+    (_call(1024, 1024, 1024, jnp.float32, lax.Precision.HIGHEST), (9, 0),
+     "mosaic"),                                         # Three-pass TF32.
+    (_call(16, 4096, 4096, jnp.float32, lax.Precision.HIGHEST), (9, 0),
      "triton"),
     (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
     (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
 ], ids=["bf16-4096", "bf16-1024", "bf16-4097", "bf16-2047x8191x1023",
         "bf16-1000", "decode", "f32",
-        "f32-decode", "f32-highest",
+        "f32-decode", "f32-highest", "f32-highest-decode",
         "ampere", "interpret"])
 def test_auto_backend_rule(call, capability, expected, monkeypatch):
   monkeypatch.setattr(validation, "compute_capability", lambda: capability)
