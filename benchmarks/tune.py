@@ -4,7 +4,7 @@ The H200 table shipped in `pallas_tiled/tuned/h200.json` is this binary's
 output on an H200 (merged from several runs with --merge):
 
   python benchmarks/tune.py --suite=square --dtypes=bfloat16 \
-      --backend=mosaic --cache_out=/tmp/h200_bf16.json
+      --backend=auto --cache_out=/tmp/h200_bf16.json
   python benchmarks/tune.py --merge=/tmp/h200_bf16.json,/tmp/h200_f32.json \
       --cache_out=pallas_tiled/tuned/h200.json
 

@@ -290,8 +290,9 @@ class MosaicConfig:
 
   tile_m, tile_n: the output tile of one consumer warpgroup (its float32
     accumulator lives in registers: tile_m * tile_n / 128 per thread, so keep
-    tile_m * tile_n <= 128 * 256). tile_m is a multiple of 64 (wgmma's M),
-    tile_n a multiple of 8 and at most 256 (wgmma's N).
+    tile_m * tile_n <= 128 * 256, and <= PROMOTED_MAX_TILE for float32 at
+    HIGHEST, which keeps a second such tile). tile_m is a multiple of 64
+    (wgmma's M), tile_n a multiple of 8 and at most 256 (wgmma's N).
   tile_k: K-phase width. tile_k * itemsize should be 128 bytes (64 bf16/f16
     elements, 32 float32) for the widest swizzle; at least 32 bytes.
   max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
@@ -419,6 +420,7 @@ class MosaicConfig:
     epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
                 * np.dtype(out_dtype).itemsize)
     return operands + epilogue
+
 
 def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
                           promoted: bool = False) -> MosaicConfig:

@@ -146,8 +146,9 @@ def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
   """Times candidates for `a_shape @ b_shape` and returns the fastest correct.
 
   backend: "triton", "mosaic", or "auto" for every backend that can run the
-    call here (Mosaic only compiled on Hopper, float32 only as TF32). Given
-    `candidates`, their backends are tuned instead.
+    call here (Mosaic only compiled on Hopper, float32 only at default or
+    HIGHEST precision). Given `candidates`, their backends are tuned
+    instead.
   Each backend's best is cached on disk per (device, backend, dtype,
   precision, shape bucket), and the fastest of them is returned (a
   TileConfig or a MosaicConfig); a cached entry is used without timing
