@@ -42,7 +42,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
   rather than a full product, so that tuning one shape costs 8 to 19
-  compiles (Triton) or 6 to 10 (Mosaic). Every candidate passes
+  compiles (Triton) or 6 to 13 (Mosaic). Every candidate passes
   `check_triton_tiles` for `compute_capability` (Triton) or
   `check_mosaic_config` (Mosaic).
   """
@@ -107,12 +107,14 @@ def _passing(candidates, check) -> list:
 def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
   128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
-  pipeline depths, and the tile orders and the cluster that came close
-  on an H200 (BUILD_NOTES.md). float32 at HIGHEST keeps the consumers of
-  at most 64x128 (its promoted sums double the accumulator registers)."""
+  pipeline depths, of 128x64 (two 64x64, 256-byte K-tiles), and the tile
+  orders and the cluster that came close on an H200 (BUILD_NOTES.md).
+  float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
+  sums double the accumulator registers)."""
   promoted = mosaic.runs_tf32x3(dtype, precision)
   first = config_lib.default_mosaic_config(m, n, k, dtype, promoted=promoted)
-  base = dict(tile_k=first.tile_k, epi_tile_n=first.epi_tile_n,
+  tile_k = 128 // np.dtype(dtype).itemsize  # K-tiles of the 128-byte swizzle.
+  base = dict(tile_k=tile_k, epi_tile_n=first.epi_tile_n,
               lowering=first.lowering)
   small = dict(base, epi_tile_n=min(64, first.epi_tile_n))
   wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
@@ -129,6 +131,10 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **small),
         MosaicConfig(tile_m=64, wg_dimension="m",
                      max_concurrent_steps=stages, **small)]
+  for wg_dimension in ("m", "n"):
+    candidates.append(MosaicConfig(
+        tile_m=64, tile_n=64, wg_dimension=wg_dimension,
+        max_concurrent_steps=4, **dict(small, tile_k=2 * tile_k)))
   if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
     candidates = [c for c in candidates
                   if c.tile_m * c.tile_n <= config_lib.PROMOTED_MAX_TILE]

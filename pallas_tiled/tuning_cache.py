@@ -36,6 +36,9 @@ CONFIG_TYPES = {"triton": config_lib.TileConfig,
                 "mosaic": config_lib.MosaicConfig}
 SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
 _TUNED_DIR = pathlib.Path(__file__).parent / "tuned"
+# Rows (K of `a`, N of `b`) of this many bytes are what both kernels load
+# fastest: Mosaic's 128-byte swizzle width.
+_WIDE_ROW_BYTES = 128
 
 
 class CorruptCacheWarning(UserWarning):
@@ -59,15 +62,22 @@ def precision_name(precision, dtype) -> str:
 
 
 def shape_bucket(m: int, n: int, k: int, dtype) -> str:
-  """Dimensions rounded up to powers of two, and whether rows are aligned.
+  """Dimensions rounded up to powers of two, and how rows are aligned.
 
-  Rows whose byte length is not a multiple of 16 (K for `a`, N for `b`) make
-  a different problem (no wide aligned loads), so they get their own bucket.
+  The rows' byte lengths (K for `a`, N for `b`) make three problems, so
+  three buckets: multiples of 128 bytes; of 16 bytes only ("-rows16":
+  Mosaic pads them to its 128-byte swizzle, and Triton's loads of them are
+  slower, e.g. 1024x1000x1024 bfloat16 on an H200 took 10.0 us, and 5.8
+  with B's rows padded to 1024); neither ("-unaligned": no wide aligned
+  loads at all).
   """
   dims = "x".join(str(config_lib.next_power_of_two(max(d, 16)))
                   for d in (m, n, k))
   if config_lib.has_unaligned_rows(n, k, dtype):
     return dims + "-unaligned"
+  if (n * jnp.dtype(dtype).itemsize) % _WIDE_ROW_BYTES or (
+      k * jnp.dtype(dtype).itemsize) % _WIDE_ROW_BYTES:
+    return dims + "-rows16"
   return dims
 
 
