@@ -24,16 +24,17 @@ BACKENDS = ("auto", "triton", "mosaic")
 KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
 CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
 _HOPPER = ((9, 0), (9, 1))  # Compute capabilities Mosaic GPU compiles for.
-# Measured on an H200 (bfloat16, against jnp.matmul in the same run):
-# Mosaic's persistent 128x256 CTA tiles need enough of them to fill the SMs:
-# 1024^3 (32 tiles) ran at 0.46x on Mosaic, 0.99x on Triton; 2048^3 (128
-# tiles) at 1.01x on both. Shapes that are not multiples of 64 (Mosaic pads
-# operands and some outputs) ran faster on Mosaic once it cut padded outputs
-# with its own copy or stored them in place: 4097^3 3.61x (Triton 2.50x),
-# 2047x8191x1023 2.31x (2.19x), 3000x5000x700 1.64x (1.46x); 1000^3 (32
-# tiles) 0.56x (0.68x).
-_MOSAIC_MIN_TILES = 64
-_MOSAIC_RULE_CTA_TILE = (128, 256)
+# Measured on an H200 (against jnp.matmul in the same run), Mosaic with the
+# small-output heuristic (128x64 CTA tiles) against Triton: it needs some
+# tiles to fill the SMs: bfloat16 256^3 (8 tiles) 0.48x against 1.03x,
+# 512^3 (32) 1.47x against 1.39x, 1024^3 (128) 1.20x against 1.02x;
+# float32 128^3 (2) 0.47x against 0.53x, 256^3 0.70x against 0.45x. Shapes
+# that are not multiples of 64 (Mosaic pads operands and some outputs) ran
+# faster on Mosaic once it cut padded outputs with its own copy or stored
+# them in place: 4097^3 3.61x (Triton 2.50x), 2047x8191x1023 2.31x
+# (2.19x), 3000x5000x700 1.64x (1.46x); 1000^3 0.67x (0.64x).
+_MOSAIC_MIN_TILES = 16
+_MOSAIC_RULE_CTA_TILE = (128, 64)
 
 
 _DEFAULT_PRECISIONS = (None, lax.Precision.DEFAULT,
@@ -66,7 +67,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     (the table shipped for this device, and the user's autotune cache when
     config="auto") runs on the one that measured faster;
   * otherwise, by rule: Mosaic for products at least 128 wide in M and N
-    and 128 deep with at least 64 CTA tiles of 128x256, or with any number
+    and 128 deep with at least 16 CTA tiles of 128x64, or with any number
     of tiles for float32 at HIGHEST (its tripled K makes each tile 3x the
     work: 1.21x jnp.matmul at 1024^3 on an H200, Triton 0.95x).
   """

@@ -294,10 +294,12 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
 
 @pytest.mark.parametrize("call, capability, expected", [
     (_call(4096, 4096, 4096), (9, 0), "mosaic"),
-    (_call(1024, 1024, 1024), (9, 0), "triton"),       # Too few CTA tiles.
+    (_call(1024, 1024, 1024), (9, 0), "mosaic"),
+    (_call(512, 512, 512), (9, 0), "mosaic"),          # 32 CTA tiles.
+    (_call(256, 256, 256), (9, 0), "triton"),          # Too few CTA tiles.
     (_call(4097, 4097, 4097), (9, 0), "mosaic"),       # Padded.
     (_call(2047, 8191, 1023), (9, 0), "mosaic"),       # Padded, smaller.
-    (_call(1000, 1000, 1000), (9, 0), "triton"),       # Too few CTA tiles.
+    (_call(1000, 1000, 1000), (9, 0), "mosaic"),       # Padded.
     (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
     (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
     (_call(16, 4096, 4096, jnp.float32), (9, 0), "triton"),
@@ -307,7 +309,8 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
      "triton"),
     (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
     (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
-], ids=["bf16-4096", "bf16-1024", "bf16-4097", "bf16-2047x8191x1023",
+], ids=["bf16-4096", "bf16-1024", "bf16-512", "bf16-256", "bf16-4097",
+        "bf16-2047x8191x1023",
         "bf16-1000", "decode", "f32",
         "f32-decode", "f32-highest", "f32-highest-decode",
         "ampere", "interpret"])
