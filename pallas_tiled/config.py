@@ -422,6 +422,31 @@ class MosaicConfig:
     return operands + epilogue
 
 
+# Relative throughput of one CTA tile by its area (elements), measured on an
+# H200 as whole-kernel speed with the SMs equally busy (bfloat16 6144^3 and
+# 3072x8192x3072: 128x128 CTA tiles at 0.92-0.96x of 128x256; 1024^3 and
+# 6144^3: 128x64 at ~0.8x).
+_CTA_TILE_EFFICIENCY = ((128 * 256, 1.0), (128 * 128, 0.94), (128 * 64, 0.8))
+
+
+def mosaic_wave_cost(config: MosaicConfig, m: int, n: int) -> float:
+  """Predicted relative time of `config` on an (m, n) output: the waves of
+  CTA tiles its persistent grid runs (a partly full last wave costs a whole
+  one), times each tile's work over its throughput (_CTA_TILE_EFFICIENCY).
+
+  On an H200 this picked the faster CTA tile on each of 11 shapes measured
+  (e.g. bfloat16 3072^3: 128x256 tiles make 288, 2.2 waves, 0.76x
+  jnp.matmul; 128x128 make 576, 4.4 waves, 0.90x).
+  """
+  cta_m, cta_n = config.cta_tile
+  tiles = -(-m // cta_m) * -(-n // cta_n)
+  waves = -(-tiles // (config.num_sms // config.cluster_size)) * (
+      config.cluster_size)
+  area = cta_m * cta_n
+  efficiency = next((e for a, e in _CTA_TILE_EFFICIENCY if area >= a), 0.6)
+  return waves * area / efficiency
+
+
 def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
                           promoted: bool = False) -> MosaicConfig:
   """A heuristic for the Mosaic GPU kernel, from measurements on an H200.
@@ -429,13 +454,12 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   * 128-byte K-tiles (the widest swizzle), 4 stages (3 ran as fast, but 4
     divides more K-step counts, which lets one pipeline run across a CTA's
     tiles), epilogue pieces of 64 x 128 bytes.
-  * Large outputs: 128x256 CTA tiles split by rows into two 64x256
-    consumers (wgmma's widest N; 0.3-1% faster than two 128x128 ones).
-  * Outputs with fewer such tiles than half the SMs: 128x64 CTA tiles of
-    two 64x64 consumers, so that more SMs get work, with 256-byte K-tiles
-    (fewer, longer K-steps) and 4 stages (1024^3 against jnp.matmul:
-    float32 1.12x, bfloat16 1.15x; with two 128x64 consumers 0.78x and
-    0.81x, with two 64x256 ones 0.46x).
+  * The CTA tile with the lowest `mosaic_wave_cost` for this output, of:
+    128x256 split by rows into two 64x256 consumers (wgmma's widest N;
+    0.3-1% faster than two 128x128 ones); 128x128 as two 64x128 consumers;
+    128x64 as two 64x64 consumers with 256-byte K-tiles (fewer, longer
+    K-steps: float32 1024^3 1.12x jnp.matmul, bfloat16 1.15x, against
+    0.78x and 0.81x with two 128x64 consumers and 0.46x with two 64x256).
   * `promoted` (float32 at HIGHEST, three-pass TF32): 128x128 CTA tiles of
     two 64x128 consumers, whose K-step products and float32 sums both fit
     in registers (64x256 consumers spill: 2.3x slower at 4096^3). As
@@ -452,20 +476,20 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   epi_n = 128 // out_itemsize
   ragged_out = m % 8 or n % epi_n
   common = dict(
-      tile_k=128 // itemsize,
+      tile_k=128 // itemsize, wg_dimension="m", max_concurrent_steps=4,
+      epi_tile_n=epi_n,
       lowering=("lane" if ragged_out
                 and n % rows_alignment(out_dtype or dtype) == 0
                 else "warpgroup"))
   if promoted:
-    return MosaicConfig(tile_m=64, tile_n=PROMOTED_MAX_TILE // 64,
-                        wg_dimension="m", max_concurrent_steps=4,
-                        epi_tile_n=epi_n, **common)
-  if -(-m // 128) * -(-n // 256) < SM_COUNT // 2:
-    return MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
-                        max_concurrent_steps=4, epi_tile_n=min(64, epi_n),
-                        **dict(common, tile_k=256 // itemsize))
-  return MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
-                      max_concurrent_steps=4, epi_tile_n=epi_n, **common)
+    return MosaicConfig(tile_m=64, tile_n=PROMOTED_MAX_TILE // 64, **common)
+  candidates = (
+      MosaicConfig(tile_m=64, tile_n=256, **common),
+      MosaicConfig(tile_m=64, tile_n=128, **common),
+      MosaicConfig(tile_m=64, tile_n=64, **dict(
+          common, tile_k=256 // itemsize, epi_tile_n=min(64, epi_n))))
+  # The first of the cheapest: ties go to the larger tile.
+  return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
 
 
 def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:

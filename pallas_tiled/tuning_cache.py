@@ -121,6 +121,11 @@ def _parse(text: str) -> dict[str, dict]:
                          f" not one of {tuple(CONFIG_TYPES)}")
       CONFIG_TYPES[backend](**entry["config"])
       float(entry["time_us"])
+      shape = entry.get("shape")
+      if shape is not None and not (
+          isinstance(shape, list) and len(shape) == 3
+          and all(isinstance(d, int) and d > 0 for d in shape)):
+        raise ValueError(f"shape {shape!r} is not [M, N, K]")
     except (KeyError, TypeError, ValueError) as e:
       raise ValueError(f"entry {key!r} is not a valid tuned config: {e}")
   return entries
@@ -157,6 +162,11 @@ class TuningCache:
     if entry is None:
       return None
     return CONFIG_TYPES[entry["backend"]](**entry["config"])
+
+  def tuned_shape(self, key: str) -> tuple[int, ...] | None:
+    """The (M, N, K) the entry at `key` was tuned on, if recorded."""
+    shape = self.entries.get(key, {}).get("shape")
+    return tuple(shape) if shape is not None else None
 
   def time_us(self, key: str) -> float | None:
     entry = self.entries.get(key)
@@ -211,18 +221,22 @@ def _caches(device: str, auto: bool) -> list[TuningCache]:
 
 
 def select_config(backend: str, m: int, n: int, k: int, dtype,
-                  precision=None, *, auto: bool = False, default):
+                  precision=None, *, auto: bool = False, default,
+                  fits=None):
   """The config `backend` runs when `matmul` is given config=None ("auto").
 
   "auto" looks in the user's autotune cache first. Both then look in the
   table shipped for this device, and fall back to `default()`, the
-  backend's heuristic.
+  backend's heuristic. `fits(config, tuned_shape)`, if given, can turn down
+  an entry tuned on another shape of the bucket (tuned_shape: its (M, N,
+  K), or None if not recorded).
   """
   device = jax.devices()[0].device_kind
   key = cache_key(device, backend, dtype, precision, m, n, k)
   for cache in _caches(device, auto):
     found = cache.lookup(key)
-    if found is not None:
+    if found is not None and (fits is None
+                              or fits(found, cache.tuned_shape(key))):
       return found
   return default()
 

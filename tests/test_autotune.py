@@ -10,6 +10,7 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import config as config_lib
+from pallas_tiled import mosaic
 from pallas_tiled import tiled
 from pallas_tiled import tuning
 from pallas_tiled import tuning_cache
@@ -143,9 +144,13 @@ def test_fastest_backend_compares_tuned_entries(tmp_path, monkeypatch):
       ' "time_us": 1}}}', "does not match the key"),
      ('{"version": 2, "entries": {"d|mosaic|x": {"backend": "mosaic",'
       ' "config": {"tile_m": 96}, "time_us": 1}}}', "multiple of 64"),
+     ('{"version": 2, "entries": {"d|triton|x": {"backend": "triton",'
+      ' "config": {"block_m": 16, "block_n": 16, "block_k": 16},'
+      ' "time_us": 1, "shape": [16, "16"]}}}', "is not [M, N, K]"),
      ('[1, 2]', "version")],
     ids=["bad-json", "entries-not-object", "invalid-config",
-         "backend-mismatch", "invalid-mosaic-config", "not-an-object"])
+         "backend-mismatch", "invalid-mosaic-config", "bad-shape",
+         "not-an-object"])
 def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
     tmp_path, text, problem):
   path = tmp_path / "cache.json"
@@ -265,3 +270,52 @@ def test_autotune_times_each_backend_and_caches_each_best(tmp_path, rng):
                                     70) for b in ("triton", "mosaic")}
   assert [cache.lookup(keys[b]) for b in keys] == candidates
   assert best == min(candidates, key=lambda c: cache.time_us(keys[c.backend]))
+
+
+def test_mosaic_tuned_entry_gives_way_where_its_tiles_fill_waves_badly(
+    tmp_path, monkeypatch):
+  """An entry tuned on 4096^3 (128x256 CTA tiles: 4 full waves) serves
+  shapes of its bucket whose waves it fills as well, not 3072^3 (2.2
+  waves), where the heuristic's 128x128 tiles are predicted faster."""
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  monkeypatch.setattr(tuning_cache, "shipped_table", lambda device: None)
+  dtype = jnp.dtype(jnp.bfloat16)
+  tuned = dataclasses.replace(
+      config_lib.default_mosaic_config(4096, 4096, 4096, dtype),
+      grid_tile_width=8)
+  key = tuning_cache.cache_key(jax.devices()[0].device_kind, "mosaic", dtype,
+                               None, 4096, 4096, 4096)
+  tuning_cache.user_cache().store(key, tuned, time_us=170.0,
+                                  shape=[4096, 4096, 4096])
+  select = lambda m, n, k: mosaic.select_config(m, n, k, dtype, None,
+                                                out_dtype=dtype, auto=True)
+  assert select(4096, 4096, 4096) == tuned
+  assert select(4000, 4096, 3072) == tuned  # Same waves.
+  assert select(3072, 3072, 3072) == config_lib.default_mosaic_config(
+      3072, 3072, 3072, dtype)
+  assert select(3072, 3072, 3072).cta_tile == (128, 128)
+
+
+@pytest.mark.parametrize("shape, cta_tile", [
+    ((1024, 1024, 1024), (128, 64)),    # 128 tiles: one wave.
+    ((1536, 1536, 1536), (128, 64)),    # 288 tiles: 2.2 waves, but small.
+    ((2048, 2048, 2048), (128, 256)),   # 128 tiles: one wave.
+    ((3072, 3072, 3072), (128, 128)),   # 576: 4.4 waves, not 288: 2.2.
+    ((4096, 4096, 4096), (128, 256)),   # 512: 3.9 waves.
+    ((6144, 6144, 6144), (128, 256)),
+], ids=str)
+def test_mosaic_heuristic_picks_cta_tiles_by_waves(shape, cta_tile):
+  config = config_lib.default_mosaic_config(*shape, jnp.bfloat16)
+  assert config.cta_tile == cta_tile
+
+
+def test_mosaic_wave_cost_counts_whole_waves():
+  wide = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m")
+  # 4096^2 in 128x256 tiles: 512 tiles, 3.9 waves of 132 SMs, costs 4.
+  assert config_lib.mosaic_wave_cost(wide, 4096, 4096) == 4 * 128 * 256
+  assert config_lib.mosaic_wave_cost(wide, 4096, 4096 - 255) == (
+      4 * 128 * 256)
+  # 128x128 tiles run at 0.94 of 128x256's throughput.
+  square = dataclasses.replace(wide, tile_n=128)
+  assert config_lib.mosaic_wave_cost(square, 128, 128) == pytest.approx(
+      128 * 128 / 0.94)
