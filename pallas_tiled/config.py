@@ -214,15 +214,17 @@ def fit_block(dim: int, lo: int, hi: int) -> int:
   return min(hi, max(lo, next_power_of_two(dim)))
 
 
-def rows_alignment(dtype) -> int:
-  """Elements per 16 bytes: rows whose length is not a multiple of this
-  cannot be loaded with wide, aligned accesses."""
-  return 16 // np.dtype(dtype).itemsize
+def rows_alignment(dtype, alignment_bytes: int = 16) -> int:
+  """Elements per `alignment_bytes`: rows whose length is not a multiple of
+  16 bytes' worth cannot be loaded with wide, aligned accesses."""
+  return alignment_bytes // np.dtype(dtype).itemsize
 
 
-def has_unaligned_rows(n: int, k: int, dtype) -> bool:
-  """Whether a row of `a` (K long) or of `b` (N long) is not 16-byte aligned."""
-  step = rows_alignment(dtype)
+def has_unaligned_rows(n: int, k: int, dtype,
+                       alignment_bytes: int = 16) -> bool:
+  """Whether a row of `a` (K long) or of `b` (N long) is not a multiple of
+  `alignment_bytes`."""
+  step = rows_alignment(dtype, alignment_bytes)
   return bool(k % step or n % step)
 
 
@@ -486,8 +488,8 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   candidates = (
       MosaicConfig(tile_m=64, tile_n=256, **common),
       MosaicConfig(tile_m=64, tile_n=128, **common),
-      MosaicConfig(tile_m=64, tile_n=64, **dict(
-          common, tile_k=256 // itemsize, epi_tile_n=min(64, epi_n))))
+      MosaicConfig(tile_m=64, tile_n=64,
+                   **dict(common, tile_k=256 // itemsize)))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
 

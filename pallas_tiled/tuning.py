@@ -116,7 +116,6 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   tile_k = 128 // np.dtype(dtype).itemsize  # K-tiles of the 128-byte swizzle.
   base = dict(tile_k=tile_k, epi_tile_n=first.epi_tile_n,
               lowering=first.lowering)
-  small = dict(base, epi_tile_n=min(64, first.epi_tile_n))
   wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
   candidates = [first]
   for stages in (3, 4):
@@ -128,13 +127,13 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m")]
   for stages in (4, 5):
     candidates += [
-        MosaicConfig(tile_n=64, max_concurrent_steps=stages, **small),
+        MosaicConfig(tile_n=64, max_concurrent_steps=stages, **base),
         MosaicConfig(tile_m=64, wg_dimension="m",
-                     max_concurrent_steps=stages, **small)]
+                     max_concurrent_steps=stages, **base)]
   for wg_dimension in ("m", "n"):
     candidates.append(MosaicConfig(
         tile_m=64, tile_n=64, wg_dimension=wg_dimension,
-        max_concurrent_steps=4, **dict(small, tile_k=2 * tile_k)))
+        max_concurrent_steps=4, **dict(base, tile_k=2 * tile_k)))
   if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
     candidates = [c for c in candidates
                   if c.tile_m * c.tile_n <= config_lib.PROMOTED_MAX_TILE]

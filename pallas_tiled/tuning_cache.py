@@ -75,8 +75,7 @@ def shape_bucket(m: int, n: int, k: int, dtype) -> str:
                   for d in (m, n, k))
   if config_lib.has_unaligned_rows(n, k, dtype):
     return dims + "-unaligned"
-  if (n * jnp.dtype(dtype).itemsize) % _WIDE_ROW_BYTES or (
-      k * jnp.dtype(dtype).itemsize) % _WIDE_ROW_BYTES:
+  if config_lib.has_unaligned_rows(n, k, dtype, _WIDE_ROW_BYTES):
     return dims + "-rows16"
   return dims
 
