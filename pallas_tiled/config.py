@@ -440,10 +440,12 @@ def mosaic_wave_cost(config: MosaicConfig, m: int, n: int) -> float:
   (e.g. bfloat16 3072^3: 128x256 tiles make 288, 2.2 waves, 0.76x
   jnp.matmul; 128x128 make 576, 4.4 waves, 0.90x).
   """
+  # The persistent grid walks cluster tiles (CTA tiles without clusters),
+  # one per cluster of CTAs at a time.
+  cluster_m, cluster_n = config.cluster_tile
+  tiles = -(-m // cluster_m) * -(-n // cluster_n)
+  waves = -(-tiles // (config.num_sms // config.cluster_size))
   cta_m, cta_n = config.cta_tile
-  tiles = -(-m // cta_m) * -(-n // cta_n)
-  waves = -(-tiles // (config.num_sms // config.cluster_size)) * (
-      config.cluster_size)
   area = cta_m * cta_n
   efficiency = next((e for a, e in _CTA_TILE_EFFICIENCY if area >= a), 0.6)
   return waves * area / efficiency

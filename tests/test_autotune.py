@@ -315,6 +315,10 @@ def test_mosaic_wave_cost_counts_whole_waves():
   assert config_lib.mosaic_wave_cost(wide, 4096, 4096) == 4 * 128 * 256
   assert config_lib.mosaic_wave_cost(wide, 4096, 4096 - 255) == (
       4 * 128 * 256)
+  # A cluster walks 256x256 cluster tiles, 66 at a time: 256 of them, the
+  # same 4 waves of CTA tiles.
+  clustered = dataclasses.replace(wide, cluster_dimension="m")
+  assert config_lib.mosaic_wave_cost(clustered, 4096, 4096) == 4 * 128 * 256
   # 128x128 tiles run at 0.94 of 128x256's throughput.
   square = dataclasses.replace(wide, tile_n=128)
   assert config_lib.mosaic_wave_cost(square, 128, 128) == pytest.approx(
