@@ -33,14 +33,16 @@ out with Mosaic GPU primitives (`plgpu`):
   into a zero-padded buffer (this also gives TMA the 16-byte row strides it
   needs, e.g. for K = 4097), and so is one smaller than a tile. Likewise the
   output, which TMA stores through swizzled shared memory: a ragged output
-  is allocated padded and cut to shape afterwards (`unpad.py`), unless the
-  "lane" lowering can store it unswizzled (its rows are 16-byte multiples).
+  is allocated padded and cut to shape afterwards, unless the "lane"
+  lowering can store it unswizzled (its rows are 16-byte multiples). Each
+  such copy is one masked Pallas pass (`relayout.py`).
   Shapes that are multiples of 64 and at least a tile are never copied.
 * dtypes: bfloat16 and float16 (wgmma reads either operand in either major
   order, so operands stored transposed are staged as they are); float32 as
   TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
-  B is transposed to (N, K) by XLA unless it is stored that way, and an A
-  stored transposed is transposed back. Accumulation is always float32.
+  B is transposed to (N, K), in the same pass as its padding, unless it is
+  stored that way, and an A stored transposed is transposed back.
+  Accumulation is always float32.
 * float32 at HIGHEST precision: three-pass TF32 (`tf32x3.py`), one TF32
   product over a tripled K. Its small terms (the first two thirds of K)
   accumulate in wgmma's accumulator; each K-step of the large ones is
@@ -66,9 +68,9 @@ import jax.numpy as jnp
 
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
+from pallas_tiled import relayout
 from pallas_tiled import tf32x3
 from pallas_tiled import tuning_cache
-from pallas_tiled import unpad
 
 # Registers per thread kept by the producer warpgroup (the rest go to the two
 # consumers); 40 is what jax's Hopper example uses.
@@ -169,8 +171,9 @@ def _operand_swizzle(config, dtype, a_k_major, b_k_major) -> int:
   return swizzle
 
 
-def _tma_operand(x, swizzle, box):
-  """Zero-pads `x` to what Mosaic GPU's TMA copies can address.
+def _tma_operand(x, swizzle, box, transpose, interpret):
+  """`x` (transposed if `transpose`), zero-padded to what Mosaic GPU's TMA
+  copies can address, in one `relayout` copy.
 
   Mosaic GPU copies a swizzled tile by viewing the whole GMEM array as
   (8, swizzle / itemsize) tiles (launch_context.TileTransform), so its rows
@@ -179,10 +182,13 @@ def _tma_operand(x, swizzle, box):
   every row stride a multiple of 16 bytes, as TMA requires. A dimension
   smaller than `box` is padded to it. Arrays that comply are not copied.
   """
-  rows, cols = x.shape[-2:]
+  rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
-  return _pad_to(x, (*x.shape[:-2], max(_round_up(rows, 8), box[0]),
-                     max(_round_up(cols, width), box[1])))
+  shape = (max(_round_up(rows, 8), box[0]), max(_round_up(cols, width), box[1]))
+  if not transpose and shape == (rows, cols):
+    return x
+  return relayout.relayout(x, shape=shape, transpose=transpose,
+                           interpret=interpret)
 
 
 def _smem_transforms(swizzle: int, dtype):
@@ -485,10 +491,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     want_a_k_major, want_b_k_major = True, True
   else:
     want_a_k_major, want_b_k_major = a_k_major, b_k_major
-  if a_k_major != want_a_k_major:
-    a, a_k_major = jnp.swapaxes(a, -1, -2), want_a_k_major
-  if b_k_major != want_b_k_major:
-    b, b_k_major = jnp.swapaxes(b, -1, -2), want_b_k_major
+  transpose_a, transpose_b = (a_k_major != want_a_k_major,
+                              b_k_major != want_b_k_major)
+  a_k_major, b_k_major = want_a_k_major, want_b_k_major
   swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
   cta_m, cta_n = c.cta_tile
   cluster_m, cluster_n = c.cluster_tile
@@ -501,13 +506,16 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     m_out, n_out = _round_up(p.m, cluster_m), _round_up(p.n, cluster_n)
     kp = _round_up(k_len, c.tile_k)
+    a = jnp.swapaxes(a, -1, -2) if transpose_a else a
+    b = jnp.swapaxes(b, -1, -2) if transpose_b else b
     a = _pad_to(a, (a.shape[0], m_out, kp))
     b = _pad_to(b, (b.shape[0], kp, n_out))
   else:
     # What TMA through Mosaic GPU can address (see the module docstring).
     # Zero padding along K adds nothing; A's rows past M and B's columns
     # past N only reach output elements that are never stored.
-    a, b = _tma_operand(a, swizzle, a_box), _tma_operand(b, swizzle, b_box)
+    a = _tma_operand(a, swizzle, a_box, transpose_a, interpret)
+    b = _tma_operand(b, swizzle, b_box, transpose_b, interpret)
     m_out, n_out = p.m, p.n
   # The output tile is stored through swizzled shared memory, which makes
   # TMA view the output as (8, out_width) tiles too: a ragged output is
@@ -549,7 +557,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
   if (m_out, n_out) != (p.m, p.n):
-    out = unpad.unpad(out, m=p.m, n=p.n, interpret=interpret)
+    out = relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
   return out
 
 

@@ -19,7 +19,6 @@ from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import batching
 from pallas_tiled import mosaic
-from pallas_tiled import unpad
 from pallas_tiled import validation
 from tests import helpers
 
@@ -119,15 +118,6 @@ def test_pipelines_within_and_across_tiles(stages, across, rng):
   out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
                                           config=config)
   helpers.assert_matmul_close(out, a, b)
-
-
-def test_unpad_cuts_a_padded_result_to_shape(rng):
-  """The masked copy that cuts padded outputs to shape (odd sizes, several
-  blocks each way, a batch axis)."""
-  x = helpers.random_array(rng, (2, 40, 1100), jnp.bfloat16)
-  out = unpad.unpad(x, m=33, n=1029, interpret=not helpers.ON_GPU)
-  np.testing.assert_array_equal(np.asarray(out, np.float32),
-                                np.asarray(x[:, :33, :1029], np.float32))
 
 
 @pytest.mark.parametrize("shape, dtype, lowering", [

@@ -1,0 +1,45 @@
+"""The copies around the Mosaic GPU kernel (`relayout.py`), against NumPy:
+padding, cutting and transposing, with odd sizes, several blocks each way,
+whole blocks (no masks) and a batch axis. Compiled on a GPU, interpreted on
+a CPU (where unwritten elements show as NaN)."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from pallas_tiled import relayout
+from tests import helpers
+
+
+def _expected(x, shape, transpose):
+  """x (or its transpose) zero-padded / cut to `shape`, in float32."""
+  x = np.asarray(x, np.float32)
+  if transpose:
+    x = np.swapaxes(x, 1, 2)
+  out = np.zeros((x.shape[0], *shape), np.float32)
+  rows, cols = min(shape[0], x.shape[1]), min(shape[1], x.shape[2])
+  out[:, :rows, :cols] = x[:, :rows, :cols]
+  return out
+
+
+@pytest.mark.parametrize("src, shape, transpose, dtype", [
+    ((37, 1029), (40, 1088), False, jnp.bfloat16),  # Pad both axes.
+    ((40, 1100), (33, 1029), False, jnp.bfloat16),  # Cut a padded result.
+    ((16, 1024), (24, 1024), False, jnp.float16),  # Whole blocks, then more.
+    ((1, 7), (8, 32), False, jnp.float32),
+    ((127, 129), (136, 160), True, jnp.float32),  # TF32's B: (K, N) -> (N', K').
+    ((128, 64), (64, 128), True, jnp.float32),  # Whole blocks: no masks.
+    ((7, 1), (8, 32), True, jnp.float32),
+    ((70, 65), (65, 70), True, jnp.bfloat16),  # Transpose only, odd sizes.
+], ids=["pad", "cut", "pad-whole-blocks", "pad-1x7", "transpose-pad",
+        "transpose-whole", "transpose-7x1", "transpose-16bit"])
+@pytest.mark.parametrize("fn", [relayout.relayout, relayout.copy],
+                         ids=["relayout", "copy"])
+def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
+  """`relayout` (XLA for small plain transposes) and `copy` (always the
+  Pallas kernel) give the same, exact result."""
+  x = helpers.random_array(rng, (2, *src), dtype)
+  out = fn(x, shape=shape, transpose=transpose, interpret=not helpers.ON_GPU)
+  assert out.shape == (2, *shape) and out.dtype == dtype
+  np.testing.assert_array_equal(np.asarray(out, np.float32),
+                                _expected(x, shape, transpose))
