@@ -4,12 +4,12 @@ Mosaic GPU's TMA needs layouts that a caller's arrays may not have: operand
 rows that are whole swizzle widths, TF32 operands K-major, outputs with
 16-byte rows. `relayout` makes each such copy one pass: an operand is
 zero-padded (and, for TF32's B, transposed) in one kernel, a padded result
-cut to shape in another. Against XLA on an H200 (BUILD_NOTES.md step 19):
-float32 B transposed and padded, 4097^2: 39.5 us vs 88.7 (XLA transposes,
-then pads); bfloat16 700x5000 padded to 704x5056: 2.9 us vs 5.4; a
-4104x4160 result cut to 4097^2: 24 us vs 80 (XLA's slice writes odd rows
-at 0.8 TB/s). These run on Pallas' Triton lowering, chosen explicitly:
-Mosaic GPU has no masked loads or stores.
+cut to shape in another. Against XLA in the suites on an H200
+(BUILD_NOTES.md step 19): float32 B transposed and padded, 4097^2: 43 us vs
+89 (XLA transposes, then pads); a 4104x4160 result cut to 4097^2: 22 us vs
+80 (XLA's slice writes odd rows at 0.8 TB/s). Where XLA's copy was the
+faster one, `relayout` uses it. The kernel runs on Pallas' Triton lowering,
+chosen explicitly: Mosaic GPU has no masked loads or stores.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS = (64, 64), 8
 # 8.9 us at 1024^2 and 2048^2 (ours 2.3, 9.4); ours 32.8 and 114.5 us at
 # 4096^2 and 4096x14336 (XLA's 33.6, 121.8).
 _XLA_TRANSPOSE_BELOW = 1 << 23
+# Padding bfloat16 operands in the suites: rows of 16-byte multiples, ours
+# was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0); other rows,
+# XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but 3000x700: 4.1
+# vs 3.4).
+_ALIGNED_ROW_BYTES = 16
 
 
 def _mask(i, j, block, size, span):
@@ -68,13 +73,19 @@ def relayout(x, *, shape: tuple[int, int], transpose: bool = False,
   """x, or x with its last two axes swapped, zero-padded or cut to `shape`.
 
   x: (batch, R, C). Returns (batch, *shape): element [g, r, c] is
-  y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0. A plain
-  transpose of fewer than `_XLA_TRANSPOSE_BELOW` elements is XLA's, which
-  was faster there; every other copy is `copy`'s.
+  y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0. Two
+  copies are XLA's, which was faster at them: a plain transpose of fewer
+  than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows that are not
+  16-byte multiples (which Triton loads element by element). Every other
+  copy is `copy`'s.
   """
-  if (transpose and tuple(shape) == (x.shape[2], x.shape[1])
+  _, rows, cols = x.shape
+  if (transpose and tuple(shape) == (cols, rows)
       and x.size < _XLA_TRANSPOSE_BELOW):
     return jnp.swapaxes(x, 1, 2)
+  if (not transpose and shape[0] >= rows and shape[1] >= cols
+      and cols * x.dtype.itemsize % _ALIGNED_ROW_BYTES):
+    return jnp.pad(x, [(0, 0), (0, shape[0] - rows), (0, shape[1] - cols)])
   return copy(x, shape=tuple(shape), transpose=transpose, interpret=interpret)
 
 
