@@ -5,7 +5,7 @@ rows that are whole swizzle widths, TF32 operands K-major, outputs with
 16-byte rows. `relayout` makes each such copy one pass: an operand is
 zero-padded (and, for TF32's B, transposed) in one kernel, a padded result
 cut to shape in another. Against XLA in the suites on an H200
-(BUILD_NOTES.md step 19): float32 B transposed and padded, 4097^2: 43 us vs
+(BUILD_NOTES.md, issue 5 step 20): float32 B transposed and padded, 4097^2: 43 us vs
 89 (XLA transposes, then pads); a 4104x4160 result cut to 4097^2: 22 us vs
 80 (XLA's slice writes odd rows at 0.8 TB/s). Where XLA's copy was the
 faster one, `relayout` uses it. The kernel runs on Pallas' Triton lowering,
@@ -76,17 +76,28 @@ def relayout(x, *, shape: tuple[int, int], transpose: bool = False,
   y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0. Two
   copies are XLA's, which was faster at them: a plain transpose of fewer
   than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows that are not
-  16-byte multiples (which Triton loads element by element). Every other
-  copy is `copy`'s.
+  16-byte multiples (which Triton loads element by element). So are all
+  copies compiled on a machine without a GPU (lowering for CUDA from a CPU,
+  e.g. jax.export): jax 0.11 lowers Triton kernels only with a GPU present.
+  Every other copy is `copy`'s.
   """
   _, rows, cols = x.shape
-  if (transpose and tuple(shape) == (cols, rows)
-      and x.size < _XLA_TRANSPOSE_BELOW):
-    return jnp.swapaxes(x, 1, 2)
-  if (not transpose and shape[0] >= rows and shape[1] >= cols
-      and cols * x.dtype.itemsize % _ALIGNED_ROW_BYTES):
-    return jnp.pad(x, [(0, 0), (0, shape[0] - rows), (0, shape[1] - cols)])
+  plain_transpose = transpose and tuple(shape) == (cols, rows)
+  plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
+  if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
+      or (plain_pad and cols * x.dtype.itemsize % _ALIGNED_ROW_BYTES)
+      or (not interpret and jax.default_backend() != "gpu")):
+    return _xla_relayout(x, tuple(shape), transpose)
   return copy(x, shape=tuple(shape), transpose=transpose, interpret=interpret)
+
+
+def _xla_relayout(x, shape, transpose):
+  """`relayout` in XLA ops."""
+  if transpose:
+    x = jnp.swapaxes(x, 1, 2)
+  x = x[:, :shape[0], :shape[1]]
+  return jnp.pad(x, [(0, 0), (0, shape[0] - x.shape[1]),
+                     (0, shape[1] - x.shape[2])])
 
 
 @functools.partial(jax.jit, static_argnames=("shape", "transpose",

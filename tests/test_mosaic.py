@@ -138,9 +138,8 @@ def test_default_config_stores_ragged_outputs_in_place(shape, dtype,
 def test_lowers_for_cuda(dtype, layout):
   """Mosaic GPU's passes accept the compiled configs, on any machine: a
   ragged (1000, 4097) @ (4097, 256), with either operand stored transposed
-  as the backward pass reads them. (The output is one the kernel stores as
-  it is: cutting a padded one to shape is a Triton kernel, which jax 0.11
-  lowers only with a GPU present.)"""
+  as the backward pass reads them. (Without a GPU, the copies around the
+  kernel are XLA's: jax 0.11 lowers Triton kernels only with a GPU.)"""
   transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
   a = jax.ShapeDtypeStruct((1, 4097, 1000) if transpose_a else (1, 1000, 4097),
                            dtype)
