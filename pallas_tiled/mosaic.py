@@ -184,7 +184,8 @@ def _tma_operand(x, swizzle, box, transpose, interpret):
   """
   rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
-  shape = (max(_round_up(rows, 8), box[0]), max(_round_up(cols, width), box[1]))
+  shape = (max(_round_up(rows, 8), box[0]),
+           max(_round_up(cols, width), box[1]))
   if not transpose and shape == (rows, cols):
     return x
   return relayout.relayout(x, shape=shape, transpose=transpose,

@@ -27,7 +27,7 @@ def _expected(x, shape, transpose):
     ((40, 1100), (33, 1029), False, jnp.bfloat16),  # Cut a padded result.
     ((16, 1024), (24, 1024), False, jnp.float16),  # Whole blocks, then more.
     ((1, 7), (8, 32), False, jnp.float32),
-    ((127, 129), (136, 160), True, jnp.float32),  # TF32's B: (K, N) -> (N', K').
+    ((127, 129), (136, 160), True, jnp.float32),  # TF32's B: to (N', K').
     ((128, 64), (64, 128), True, jnp.float32),  # Whole blocks: no masks.
     ((7, 1), (8, 32), True, jnp.float32),
     ((70, 65), (65, 70), True, jnp.bfloat16),  # Transpose only, odd sizes.
