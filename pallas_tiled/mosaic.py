@@ -186,8 +186,6 @@ def _tma_operand(x, swizzle, box, transpose, interpret):
   width = swizzle // jnp.dtype(x.dtype).itemsize
   shape = (max(_round_up(rows, 8), box[0]),
            max(_round_up(cols, width), box[1]))
-  if not transpose and shape == (rows, cols):
-    return x
   return relayout.relayout(x, shape=shape, transpose=transpose,
                            interpret=interpret)
 
@@ -466,7 +464,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     c = dataclasses.replace(c, num_sms=min(c.num_sms, 2))
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   # wgmma reads 16-bit operands in either major order; TF32 needs both
-  # K-major: A as (M, K), B as (N, K). XLA transposes what is not.
+  # K-major: A as (M, K), B as (N, K). What is not is transposed on its way
+  # into the kernel (`_tma_operand`).
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   promote_from = None
   k_len = p.k
@@ -557,9 +556,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=_interpret_params() if interpret else None,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
-  if (m_out, n_out) != (p.m, p.n):
-    out = relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
-  return out
+  return relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
 
 
 KERNEL = frontend.Kernel("mosaic", batched_product, select_config)

@@ -22,6 +22,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
+from pallas_tiled import config as config_lib
 from pallas_tiled import masking
 
 # (rows, bytes per row) of one program's block, and its warps; measured on
@@ -34,11 +35,6 @@ _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS = (64, 64), 8
 # 8.9 us at 1024^2 and 2048^2 (ours 2.3, 9.4); ours 32.8 and 114.5 us at
 # 4096^2 and 4096x14336 (XLA's 33.6, 121.8).
 _XLA_TRANSPOSE_BELOW = 1 << 23
-# Padding bfloat16 operands in the suites: rows of 16-byte multiples, ours
-# was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0); other rows,
-# XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but 3000x700: 4.1
-# vs 3.4).
-_ALIGNED_ROW_BYTES = 16
 
 
 def _mask(i, j, block, size, span):
@@ -80,13 +76,21 @@ def relayout(x, *, shape: tuple[int, int], transpose: bool = False,
   16-byte multiples (which Triton loads element by element). So are all
   copies compiled on a machine without a GPU (lowering for CUDA from a CPU,
   e.g. jax.export): jax 0.11 lowers Triton kernels only with a GPU present.
-  Every other copy is `copy`'s.
+  Every other copy is `copy`'s, and x already of `shape` is returned as it
+  is.
   """
   _, rows, cols = x.shape
+  if not transpose and tuple(shape) == (rows, cols):
+    return x
   plain_transpose = transpose and tuple(shape) == (cols, rows)
   plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
+  # Padding bfloat16 operands in the suites: rows of 16-byte multiples, ours
+  # was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0); other
+  # rows, XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but
+  # 3000x700: 4.1 vs 3.4).
+  unaligned_rows = cols % config_lib.rows_alignment(x.dtype)
   if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
-      or (plain_pad and cols * x.dtype.itemsize % _ALIGNED_ROW_BYTES)
+      or (plain_pad and unaligned_rows)
       or (not interpret and jax.default_backend() != "gpu")):
     return _xla_relayout(x, tuple(shape), transpose)
   return copy(x, shape=tuple(shape), transpose=transpose, interpret=interpret)

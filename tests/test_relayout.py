@@ -27,12 +27,14 @@ def _expected(x, shape, transpose):
     ((40, 1100), (33, 1029), False, jnp.bfloat16),  # Cut a padded result.
     ((16, 1024), (24, 1024), False, jnp.float16),  # Whole blocks, then more.
     ((1, 7), (8, 32), False, jnp.float32),
+    ((33, 1029), (33, 1029), False, jnp.bfloat16),  # Already that shape.
     ((127, 129), (136, 160), True, jnp.float32),  # TF32's B: to (N', K').
     ((128, 64), (64, 128), True, jnp.float32),  # Whole blocks: no masks.
     ((7, 1), (8, 32), True, jnp.float32),
     ((70, 65), (65, 70), True, jnp.bfloat16),  # Transpose only, odd sizes.
-], ids=["pad", "cut", "pad-whole-blocks", "pad-1x7", "transpose-pad",
-        "transpose-whole", "transpose-7x1", "transpose-16bit"])
+], ids=["pad", "cut", "pad-whole-blocks", "pad-1x7", "same",
+        "transpose-pad", "transpose-whole", "transpose-7x1",
+        "transpose-16bit"])
 @pytest.mark.parametrize("fn", [relayout.relayout, relayout.copy],
                          ids=["relayout", "copy"])
 def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
