@@ -47,13 +47,15 @@ from pallas_tiled import tiled
 from pallas_tiled import validation
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
-# Dense peak TFLOP/s by device and math: 16-bit tensor cores, TF32 tensor
-# cores (float32 at default precision), plain float32 FMA (HIGHEST). From the
-# vendors' datasheets; the H200 SXM has the H100 SXM's arithmetic.
+# Dense peak TFLOP/s by device and math: float8 and 16-bit tensor cores,
+# TF32 tensor cores (float32 at default precision), plain float32 FMA
+# (HIGHEST). From the vendors' datasheets; the H200 SXM has the H100 SXM's
+# arithmetic.
 PEAK_TFLOPS = {
-    "H200": {"16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
-    "H100 PCIe": {"16bit": 756.0, "tf32": 378.0, "fp32": 51.2},
-    "H100": {"16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
+    "H200": {"fp8": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
+    "H100 PCIe": {"fp8": 1513.0, "16bit": 756.0, "tf32": 378.0,
+                  "fp32": 51.2},
+    "H100": {"fp8": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
     "A100": {"16bit": 312.0, "tf32": 156.0, "fp32": 19.5},
     "RTX 4090": {"16bit": 165.2, "tf32": 82.6, "fp32": 82.6},
 }
@@ -82,7 +84,8 @@ _IMPLS = flags.DEFINE_list(
     "Implementations: " + ", ".join(IMPLS) + " (xla is jnp.matmul; *"
     + FWD_BWD + " times the product plus both gradients).")
 _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
-                            "Input dtypes: bfloat16, float16, float32.")
+                            "Input dtypes: bfloat16, float16, float32,"
+                            " float8_e4m3fn.")
 _BACKENDS = flags.DEFINE_list(
     "backends", ["auto"],
     "Backends for the tiled impls: auto, triton, mosaic; each runs as its own"
@@ -176,13 +179,14 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 def peak_tflops(device: str, dtype, precision) -> float | None:
   """The device's dense peak for this math, or None for an unknown device."""
-  if jnp.dtype(dtype).itemsize == 2:
-    math = "16bit"
+  itemsize = jnp.dtype(dtype).itemsize
+  if itemsize < 4:
+    math = "fp8" if itemsize == 1 else "16bit"
   else:
     math = "fp32" if precision == lax.Precision.HIGHEST else "tf32"
   for name, peaks in PEAK_TFLOPS.items():  # Most specific names first.
     if name in device:
-      return peaks[math]
+      return peaks.get(math)
   return None
 
 
@@ -371,14 +375,14 @@ def _fmt(value, spec):
 
 
 def format_table(rows: list[Row]) -> str:
-  header = (f"{'impl':<14} {'backend':<7} {'dtype':<8} {'MxNxK':<18}"
+  header = (f"{'impl':<14} {'backend':<7} {'dtype':<13} {'MxNxK':<18}"
             f" {'config':<34} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
             f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
             "  status")
   lines = [header, "-" * len(header)]
   for r in rows:
     lines.append(
-        f"{r.impl:<14} {r.backend:<7} {r.dtype:<8} {r.shape:<18}"
+        f"{r.impl:<14} {r.backend:<7} {r.dtype:<13} {r.shape:<18}"
         f" {r.config_label:<34} {_fmt(r.time_us, '10.1f')}"
         f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
         f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
@@ -459,7 +463,7 @@ def build_cases(interpret, precision):
                            f" {', '.join(IMPLS)}")
   dtypes = []
   for name in _DTYPES.value:
-    if jnp.dtype(name) not in (jnp.float32, jnp.bfloat16, jnp.float16):
+    if jnp.dtype(name) not in validation.SUPPORTED_DTYPES:
       raise app.UsageError(f"--dtypes: unsupported dtype {name!r}")
     dtypes.append(jnp.dtype(name))
   cases = []

@@ -246,16 +246,18 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
     128x256).
   * Skinny outputs (M <= 64, decode): narrow 64-column tiles with deep
     K-phases; split K when there are too few tiles for the SMs.
-  * float32 stages B K-major (TF32 and three-pass TF32 wgmma need it),
-    except for skinny outputs: there the product only streams B once, and a
-    transpose pass would cost more than the product (16x8192x8192 ran 3.3x
-    slower than jnp.matmul with it).
+  * float32 and float8 stage B K-major (their wgmma needs it; float8
+    4096^3 ran 1.27x faster with it), except for skinny outputs: there the
+    product only streams B once, and a transpose pass would cost more than
+    the product (float32 16x8192x8192 ran 3.3x slower than jnp.matmul with
+    it, float8 1.6x slower than without).
   * Rows that are not 16-byte multiples get aligned copies.
+  * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   wide = np.dtype(dtype).itemsize == 4
-  block_k = 32 if wide else 64
-  common = dict(k_major_b=wide and m > 64,
+  block_k = 128 // np.dtype(dtype).itemsize  # 128-byte K-phases.
+  common = dict(k_major_b=np.dtype(dtype).itemsize != 2 and m > 64,
                 align_operands=has_unaligned_rows(n, k, dtype))
   if m <= 64:
     block_m, block_n = fit_block(m, MIN_DOT_DIM, 64), fit_block(n, MIN_DOT_DIM, 64)
@@ -295,8 +297,9 @@ class MosaicConfig:
     tile_m * tile_n <= 128 * 256, and <= PROMOTED_MAX_TILE for float32 at
     HIGHEST, which keeps a second such tile). tile_m is a multiple of 64
     (wgmma's M), tile_n a multiple of 8 and at most 256 (wgmma's N).
-  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (64 bf16/f16
-    elements, 32 float32) for the widest swizzle; at least 32 bytes.
+  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (128 float8,
+    64 bf16/f16 elements, 32 float32) for the widest swizzle; at least 32
+    bytes.
   max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
   warp_specialized: one producer warpgroup issues the TMA loads and two
     consumer warpgroups compute a (2 * tile_m) x tile_n or tile_m x (2 *
@@ -490,8 +493,10 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   candidates = (
       MosaicConfig(tile_m=64, tile_n=256, **common),
       MosaicConfig(tile_m=64, tile_n=128, **common),
+      # float8 outputs' 128-byte epilogue pieces are 128 wide: narrow them.
       MosaicConfig(tile_m=64, tile_n=64,
-                   **dict(common, tile_k=256 // itemsize)))
+                   **dict(common, tile_k=256 // itemsize,
+                          epi_tile_n=min(epi_n, 64))))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
 

@@ -33,8 +33,12 @@ def tile_mask(row_mask, col_mask):
 
 
 def load(ref, mask):
-  """Loads `ref`, zero-filling wherever `mask` (if any) is False."""
-  return ref[...] if mask is None else pltriton.load(ref, mask=mask, other=0)
+  """Loads `ref`, zero-filling wherever `mask` (if any) is False.
+
+  The fill is a float: Triton lowers no integer-to-float8 cast.
+  """
+  return ref[...] if mask is None else pltriton.load(ref, mask=mask,
+                                                     other=0.0)
 
 
 def store(ref, value, mask) -> None:

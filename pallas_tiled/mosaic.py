@@ -41,7 +41,8 @@ out with Mosaic GPU primitives (`plgpu`):
   order, so operands stored transposed are staged as they are); float32 as
   TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
   B is transposed to (N, K), in the same pass as its padding, unless it is
-  stored that way, and an A stored transposed is transposed back.
+  stored that way, and an A stored transposed is transposed back; float8
+  (e4m3), whose wgmma also needs both operands K-major, likewise.
   Accumulation is always float32.
 * float32 at HIGHEST precision: three-pass TF32 (`tf32x3.py`), one TF32
   product over a tripled K. Its small terms (the first two thirds of K)
@@ -463,9 +464,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   if interpret:  # The interpreter runs each CTA as threads: use few.
     c = dataclasses.replace(c, num_sms=min(c.num_sms, 2))
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
-  # wgmma reads 16-bit operands in either major order; TF32 needs both
-  # K-major: A as (M, K), B as (N, K). What is not is transposed on its way
-  # into the kernel (`_tma_operand`).
+  # wgmma reads 16-bit operands in either major order; TF32 and float8 need
+  # both K-major: A as (M, K), B as (N, K). What is not is transposed on its
+  # way into the kernel (`_tma_operand`).
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   promote_from = None
   k_len = p.k

@@ -129,7 +129,11 @@ def _aligned(a, b, problem):
 def _kernel_precision(precision, dtype, interpret):
   """HIGHEST float32 runs as three-pass TF32 on the GPU: on an H200 (4096^3)
   that was 1.26x faster than IEEE float32 dots and 4.6x more accurate
-  (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST."""
+  (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST.
+  float8 products are exact in the float32 accumulator, and Triton's dot
+  takes no precision for them."""
+  if jnp.dtype(dtype).itemsize == 1:
+    return None
   if (not interpret and jnp.dtype(dtype) == jnp.float32
       and config_lib.is_highest(precision)):
     return lax.DotAlgorithmPreset.TF32_TF32_F32_X3

@@ -51,13 +51,16 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   if backend != "triton":
     raise ValueError(f"backend={backend!r} is not 'triton' or 'mosaic'.")
   wide = np.dtype(dtype).itemsize == 4
-  bk = 32 if wide else 64
+  bk = 128 // np.dtype(dtype).itemsize  # 128-byte K-phases.
   unaligned = config_lib.has_unaligned_rows(n, k, dtype)
-  # K-major B: float32 (TF32 needs it) unless skinny, where the transpose
-  # pass can cost more than the product; 16-bit tries both where rows are
-  # unaligned (aligned copies of Bᵀ come with the transpose).
-  kmajors = [True] if wide else ([False, True] if unaligned else [False])
-  if wide and m <= 64:
+  # K-major B: float32 and float8 (their wgmma needs it) unless skinny,
+  # where the transpose pass can cost more than the product; 16-bit tries
+  # both where rows are unaligned (aligned copies of Bᵀ come with the
+  # transpose).
+  sixteen_bit = np.dtype(dtype).itemsize == 2
+  kmajors = ([True] if not sixteen_bit
+             else [False, True] if unaligned else [False])
+  if not sixteen_bit and m <= 64:
     kmajors = [False, True]
   candidates = [config_lib.default_tiled_config(m, n, k, dtype, precision)]
   if m <= 64:
@@ -79,7 +82,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     for bm, bn, warps in shapes:
       for stages in (3, 4):
         for kmajor in kmajors:
-          if kmajor and not wide and stages == 4:
+          if kmajor and sixteen_bit and stages == 4:
             continue  # Keeps unaligned 16-bit tuning to 18 compiles.
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
@@ -114,7 +117,9 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   promoted = mosaic.runs_tf32x3(dtype, precision)
   first = config_lib.default_mosaic_config(m, n, k, dtype, promoted=promoted)
   tile_k = 128 // np.dtype(dtype).itemsize  # K-tiles of the 128-byte swizzle.
-  base = dict(tile_k=tile_k, epi_tile_n=first.epi_tile_n,
+  # Epilogue pieces at most 64 wide, as the narrowest candidate tile is
+  # (it narrows only float8's 128-byte pieces).
+  base = dict(tile_k=tile_k, epi_tile_n=min(first.epi_tile_n, 64),
               lowering=first.lowering)
   wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
   candidates = [first]

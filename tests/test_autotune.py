@@ -24,8 +24,9 @@ SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
 @pytest.mark.parametrize("dtype, precision",
                          [(jnp.bfloat16, None), (jnp.float16, None),
                           (jnp.float32, None),
-                          (jnp.float32, lax.Precision.HIGHEST)],
-                         ids=["bf16", "f16", "f32", "f32-highest"])
+                          (jnp.float32, lax.Precision.HIGHEST),
+                          (helpers.FLOAT8, None)],
+                         ids=["bf16", "f16", "f32", "f32-highest", "f8"])
 def test_candidates_are_valid_unique_and_start_with_the_heuristic(
     shape, dtype, precision):
   candidates = tuning.candidate_configs(*shape, dtype, precision)
@@ -37,8 +38,9 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
     config_lib.check_triton_tiles(c, dtype, (9, 0))
     step = 16 // jnp.dtype(dtype).itemsize
     assert c.align_operands == bool(shape[2] % step or shape[1] % step)
-  if dtype == jnp.float32 and shape[0] > 64:
-    assert all(c.k_major_b for c in candidates)  # TF32 wgmma needs it.
+  if jnp.dtype(dtype).itemsize != 2 and shape[0] > 64:
+    # TF32 and float8 wgmma need it.
+    assert all(c.k_major_b for c in candidates)
   if shape[0] <= 64:  # Skinny: the transpose pass may cost more than it buys.
     assert not candidates[0].k_major_b
 
@@ -227,8 +229,8 @@ def test_autotune_rejects_bad_shapes():
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32],
-                         ids=["bf16", "f32"])
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, helpers.FLOAT8],
+                         ids=["bf16", "f32", "f8"])
 def test_mosaic_candidates_are_valid_unique_and_start_with_the_heuristic(
     shape, dtype):
   candidates = tuning.candidate_configs(*shape, dtype, backend="mosaic")

@@ -41,7 +41,8 @@ SHAPES = [(1, 1, 1), (7, 4097, 3), (16, 8192, 8192), (4096, 4096, 4096),
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16, jnp.float16],
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16, jnp.float16,
+                                   jnp.float8_e4m3fn],
                          ids=lambda d: jnp.dtype(d).name)
 def test_default_tiles_compile_on_hopper(shape, dtype):
   config = pallas_tiled.default_tiled_config(*shape, dtype)
