@@ -14,10 +14,8 @@ import numpy as np
 from pallas_tiled import accuracy
 
 ON_GPU = jax.default_backend() == "gpu"
-DTYPES = (jnp.float32, jnp.bfloat16, jnp.float16)
-# float8 runs the forward product only (no gradient or batching tests).
 FLOAT8 = jnp.float8_e4m3fn
-PRODUCT_DTYPES = (*DTYPES, FLOAT8)
+DTYPES = (jnp.float32, jnp.bfloat16, jnp.float16, FLOAT8)
 
 
 def random_array(rng, shape, dtype):

@@ -46,7 +46,7 @@ def _dtype_id(dtype):
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=_shape_id)
-@pytest.mark.parametrize("dtype", helpers.PRODUCT_DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
 @pytest.mark.parametrize("impl", IMPLS)
 def test_matches_float64_reference(impl, dtype, shape, rng):
   a, b = helpers.random_operands(rng, *shape, dtype)
@@ -88,7 +88,7 @@ def test_preferred_element_type_sets_result_dtype(impl, dtype, out_dtype,
   helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
 
 
-@pytest.mark.parametrize("dtype", helpers.PRODUCT_DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
 @pytest.mark.parametrize("impl", IMPLS)
 def test_result_dtype_matches_jnp(impl, dtype, rng):
   a, b = helpers.random_operands(rng, 16, 16, 16, dtype)

@@ -32,7 +32,7 @@ if helpers.ON_GPU:
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("dtype", helpers.PRODUCT_DTYPES,
+@pytest.mark.parametrize("dtype", helpers.DTYPES,
                          ids=lambda d: d.__name__)
 def test_matches_float64_reference(dtype, shape, rng):
   a, b = helpers.random_operands(rng, *shape, dtype)
