@@ -42,7 +42,7 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
   * float8 inputs accumulate on Hopper's tensor cores with fewer bits than
     float32 (jnp.matmul's too): FP8_ACCUMULATOR_EPS * sqrt(K), about 6x
     the errors measured on an H200 at K = 1024 to 4096.
-  The last two are measured against sqrt(|A|^2 |B|^2), not |AB| = |ref|,
+  The last three are measured against sqrt(|A|^2 |B|^2), not |AB| = |ref|,
   through their ratio `spread`: about 1 for random data, large only where
   dot products cancel to small values, whose rounding is relatively larger.
   """

@@ -43,7 +43,8 @@ out with Mosaic GPU primitives (`plgpu`):
   B is transposed to (N, K), in the same pass as its padding, unless it is
   stored that way, and an A stored transposed is transposed back; float8
   (e4m3), whose wgmma also needs both operands K-major, likewise.
-  Accumulation is always float32.
+  Accumulation is always float32 (float8 wgmma adds with fewer bits, as
+  cuBLAS's does: accuracy.py).
 * float32 at HIGHEST precision: three-pass TF32 (`tf32x3.py`), one TF32
   product over a tripled K. Its small terms (the first two thirds of K)
   accumulate in wgmma's accumulator; each K-step of the large ones is

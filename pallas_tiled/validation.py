@@ -16,8 +16,9 @@ import numpy as np
 
 from pallas_tiled import batching
 
-# float8_e4m3fn as on Hopper's tensor cores: products accumulate in float32;
-# the result is float8 unless preferred_element_type widens it.
+# float8_e4m3fn as Hopper's tensor cores take it: the result is float8
+# unless preferred_element_type widens it (what their accumulation keeps:
+# accuracy.py).
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16),
                     jnp.dtype(jnp.float16), jnp.dtype(jnp.float8_e4m3fn))
 _SUPPORTED_NAMES = ", ".join(d.name for d in SUPPORTED_DTYPES)
