@@ -228,6 +228,12 @@ def has_unaligned_rows(n: int, k: int, dtype,
   return bool(k % step or n % step)
 
 
+def wgmma_needs_k_major(dtype) -> bool:
+  """Whether Hopper's wgmma needs both operands K-major for `dtype`: TF32
+  and float8 do; only 16-bit operands may be stored either way."""
+  return np.dtype(dtype).itemsize != 2
+
+
 def is_highest(precision) -> bool:
   """Whether `precision` asks for full float32 products."""
   if isinstance(precision, tuple):
@@ -257,7 +263,7 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   """
   wide = np.dtype(dtype).itemsize == 4
   block_k = 128 // np.dtype(dtype).itemsize  # 128-byte K-phases.
-  common = dict(k_major_b=np.dtype(dtype).itemsize != 2 and m > 64,
+  common = dict(k_major_b=wgmma_needs_k_major(dtype) and m > 64,
                 align_operands=has_unaligned_rows(n, k, dtype))
   if m <= 64:
     block_m, block_n = fit_block(m, MIN_DOT_DIM, 64), fit_block(n, MIN_DOT_DIM, 64)

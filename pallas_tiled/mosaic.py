@@ -86,7 +86,6 @@ _SEMANTICS = {
     "warpgroup": lambda: plgpu.LoweringSemantics.Warpgroup,
     "lane": lambda: plgpu.LoweringSemantics.Lane,
 }
-_SIXTEEN_BIT = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
 # How much faster (predicted) the heuristic's CTA tile must be before it
 # replaces a tuned entry's on a shape the entry was not tuned on: the cost
 # model ranks tiles, but is not exact (bfloat16 5120^3: 1.2% apart,
@@ -489,7 +488,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter cannot read transposed SMEM views (and has no
     # TF32 layout rules): stage A as (M, K) and B as (K, N).
     want_a_k_major, want_b_k_major = True, False
-  elif dtype not in _SIXTEEN_BIT:
+  elif config_lib.wgmma_needs_k_major(dtype):
     want_a_k_major, want_b_k_major = True, True
   else:
     want_a_k_major, want_b_k_major = a_k_major, b_k_major

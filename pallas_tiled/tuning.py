@@ -57,10 +57,10 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   # where the transpose pass can cost more than the product; 16-bit tries
   # both where rows are unaligned (aligned copies of Bᵀ come with the
   # transpose).
-  sixteen_bit = np.dtype(dtype).itemsize == 2
-  kmajors = ([True] if not sixteen_bit
+  needs_k_major = config_lib.wgmma_needs_k_major(dtype)
+  kmajors = ([True] if needs_k_major
              else [False, True] if unaligned else [False])
-  if not sixteen_bit and m <= 64:
+  if needs_k_major and m <= 64:
     kmajors = [False, True]
   candidates = [config_lib.default_tiled_config(m, n, k, dtype, precision)]
   if m <= 64:
@@ -82,7 +82,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     for bm, bn, warps in shapes:
       for stages in (3, 4):
         for kmajor in kmajors:
-          if kmajor and sixteen_bit and stages == 4:
+          if kmajor and not needs_k_major and stages == 4:
             continue  # Keeps unaligned 16-bit tuning to 18 compiles.
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
