@@ -33,8 +33,11 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
 
   Any shapes jnp.matmul takes; K is a.shape[-1].
 
-  Three sources, each given a 2-4x margin:
-  * rounding the result once to `out_dtype`: at most eps/2 per element;
+  The sources (the estimated ones given a 2-6x margin):
+  * rounding the result once to `out_dtype`: at most eps/2 per element,
+    relative, and where results are subnormal (float8 e4m3's below 2^-6)
+    at most half the smallest subnormal, absolute: sqrt(size) times that
+    over |ref| (a float8 1x1x1 product of 0.0027 rounds to 0.0020);
   * float32 products and K-step accumulation: random-walk errors of about
     eps_f32 * sqrt(K) relative to the sizes of the summed terms;
   * float32 inputs at default precision may be rounded to TF32 on GPU (as
@@ -58,4 +61,7 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
     summed += 2 * TF32_EPS
   if jnp.dtype(a.dtype) == jnp.float8_e4m3fn:
     summed += FP8_ACCUMULATOR_EPS * np.sqrt(a.shape[-1])
-  return float(jnp.finfo(out_dtype).eps) / 2 + spread * summed
+  finfo = jnp.finfo(out_dtype)
+  subnormal = (float(finfo.smallest_subnormal) / 2 * np.sqrt(np.size(ref))
+               / ref_norm if ref_norm else np.inf)
+  return float(finfo.eps) / 2 + subnormal + spread * summed
