@@ -446,12 +446,6 @@ def _round_up(x, multiple):
   return -(-x // multiple) * multiple
 
 
-def _pad_to(x, shape):
-  if tuple(x.shape) == tuple(shape):
-    return x
-  return jnp.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)])
-
-
 @frontend.jit_product
 def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
@@ -507,10 +501,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     m_out, n_out = _round_up(p.m, cluster_m), _round_up(p.n, cluster_n)
     kp = _round_up(k_len, c.tile_k)
-    a = jnp.swapaxes(a, -1, -2) if transpose_a else a
-    b = jnp.swapaxes(b, -1, -2) if transpose_b else b
-    a = _pad_to(a, (a.shape[0], m_out, kp))
-    b = _pad_to(b, (b.shape[0], kp, n_out))
+    a = relayout.relayout(a, shape=(m_out, kp), transpose=transpose_a,
+                          interpret=interpret)
+    b = relayout.relayout(b, shape=(kp, n_out), transpose=transpose_b,
+                          interpret=interpret)
   else:
     # What TMA through Mosaic GPU can address (see the module docstring).
     # Zero padding along K adds nothing; A's rows past M and B's columns
