@@ -214,10 +214,20 @@ def fit_block(dim: int, lo: int, hi: int) -> int:
   return min(hi, max(lo, next_power_of_two(dim)))
 
 
+# The widest shared-memory swizzle: both kernels' default K-phases and
+# Mosaic's epilogue pieces are rows of this many bytes.
+SWIZZLE_BYTES = 128
+
+
 def rows_alignment(dtype, alignment_bytes: int = 16) -> int:
   """Elements per `alignment_bytes`: rows whose length is not a multiple of
   16 bytes' worth cannot be loaded with wide, aligned accesses."""
   return alignment_bytes // np.dtype(dtype).itemsize
+
+
+def swizzle_elements(dtype) -> int:
+  """Elements in one SWIZZLE_BYTES row: 32 float32, 64 16-bit, 128 float8."""
+  return rows_alignment(dtype, SWIZZLE_BYTES)
 
 
 def has_unaligned_rows(n: int, k: int, dtype,
@@ -262,7 +272,7 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   wide = np.dtype(dtype).itemsize == 4
-  block_k = 128 // np.dtype(dtype).itemsize  # 128-byte K-phases.
+  block_k = swizzle_elements(dtype)  # 128-byte K-phases.
   common = dict(k_major_b=wgmma_needs_k_major(dtype) and m > 64,
                 align_operands=has_unaligned_rows(n, k, dtype))
   if m <= 64:
@@ -484,13 +494,11 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   del k  # Every K is pipelined the same way.
-  itemsize = np.dtype(dtype).itemsize
-  out_itemsize = np.dtype(out_dtype or dtype).itemsize
-  epi_n = 128 // out_itemsize
+  epi_n = swizzle_elements(out_dtype or dtype)
   ragged_out = m % 8 or n % epi_n
   common = dict(
-      tile_k=128 // itemsize, wg_dimension="m", max_concurrent_steps=4,
-      epi_tile_n=epi_n,
+      tile_k=swizzle_elements(dtype), wg_dimension="m",
+      max_concurrent_steps=4, epi_tile_n=epi_n,
       lowering=("lane" if ragged_out
                 and n % rows_alignment(out_dtype or dtype) == 0
                 else "warpgroup"))
@@ -501,7 +509,7 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
       MosaicConfig(tile_m=64, tile_n=128, **common),
       # float8 outputs' 128-byte epilogue pieces are 128 wide: narrow them.
       MosaicConfig(tile_m=64, tile_n=64,
-                   **dict(common, tile_k=256 // itemsize,
+                   **dict(common, tile_k=2 * swizzle_elements(dtype),
                           epi_tile_n=min(epi_n, 64))))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
@@ -514,7 +522,7 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
     raise ValueError(
         f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
         f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
-        f" bytes (use tile_k={128 // dtype.itemsize} for the 128-byte"
+        f" bytes (use tile_k={swizzle_elements(dtype)} for the 128-byte"
         " swizzle).")
   needed = config.shared_memory_bytes(dtype, out_dtype)
   limit = SHARED_MEMORY_LIMIT_BYTES[(9, 0)]

@@ -51,7 +51,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   if backend != "triton":
     raise ValueError(f"backend={backend!r} is not 'triton' or 'mosaic'.")
   wide = np.dtype(dtype).itemsize == 4
-  bk = 128 // np.dtype(dtype).itemsize  # 128-byte K-phases.
+  bk = config_lib.swizzle_elements(dtype)  # 128-byte K-phases.
   unaligned = config_lib.has_unaligned_rows(n, k, dtype)
   # K-major B: float32 and float8 (their wgmma needs it) unless skinny,
   # where the transpose pass can cost more than the product; 16-bit tries
@@ -116,7 +116,7 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   sums double the accumulator registers)."""
   promoted = mosaic.runs_tf32x3(dtype, precision)
   first = config_lib.default_mosaic_config(m, n, k, dtype, promoted=promoted)
-  tile_k = 128 // np.dtype(dtype).itemsize  # K-tiles of the 128-byte swizzle.
+  tile_k = config_lib.swizzle_elements(dtype)  # 128-byte K-tiles.
   # Epilogue pieces at most 64 wide, as the narrowest candidate tile is
   # (it narrows only float8's 128-byte pieces).
   base = dict(tile_k=tile_k, epi_tile_n=min(first.epi_tile_n, 64),

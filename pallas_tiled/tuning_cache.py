@@ -36,9 +36,6 @@ CONFIG_TYPES = {"triton": config_lib.TileConfig,
                 "mosaic": config_lib.MosaicConfig}
 SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
 _TUNED_DIR = pathlib.Path(__file__).parent / "tuned"
-# Rows (K of `a`, N of `b`) of this many bytes are what both kernels load
-# fastest: Mosaic's 128-byte swizzle width.
-_WIDE_ROW_BYTES = 128
 
 
 class CorruptCacheWarning(UserWarning):
@@ -75,7 +72,9 @@ def shape_bucket(m: int, n: int, k: int, dtype) -> str:
                   for d in (m, n, k))
   if config_lib.has_unaligned_rows(n, k, dtype):
     return dims + "-unaligned"
-  if config_lib.has_unaligned_rows(n, k, dtype, _WIDE_ROW_BYTES):
+  # Rows (K of `a`, N of `b`) of whole swizzle widths load fastest in both
+  # kernels.
+  if config_lib.has_unaligned_rows(n, k, dtype, config_lib.SWIZZLE_BYTES):
     return dims + "-rows16"
   return dims
 
