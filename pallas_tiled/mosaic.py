@@ -35,7 +35,8 @@ out with Mosaic GPU primitives (`plgpu`):
   output, which TMA stores through swizzled shared memory: a ragged output
   is allocated padded and cut to shape afterwards, unless the "lane"
   lowering can store it unswizzled (its rows are 16-byte multiples). Each
-  such copy is one masked Pallas pass (`relayout.py`).
+  such copy is one masked Pallas pass (`relayout.py`; A's and B's share
+  one launch).
   Shapes that are multiples of 64 and at least a tile are never copied.
 * dtypes: bfloat16 and float16 (wgmma reads either operand in either major
   order, so operands stored transposed are staged as they are); float32 as
@@ -172,23 +173,21 @@ def _operand_swizzle(config, dtype, a_k_major, b_k_major) -> int:
   return swizzle
 
 
-def _tma_operand(x, swizzle, box, transpose, interpret):
-  """`x` (transposed if `transpose`), zero-padded to what Mosaic GPU's TMA
-  copies can address, in one `relayout` copy.
+def _tma_shape(x, swizzle, box, transpose):
+  """The shape `x` (transposed if `transpose`) is zero-padded to for what
+  Mosaic GPU's TMA copies can address.
 
   Mosaic GPU copies a swizzled tile by viewing the whole GMEM array as
   (8, swizzle / itemsize) tiles (launch_context.TileTransform), so its rows
   must be a multiple of 8 and its contiguous axis a multiple of the swizzle
   width (64 bfloat16 / 32 float32 elements for 128 bytes); this also makes
   every row stride a multiple of 16 bytes, as TMA requires. A dimension
-  smaller than `box` is padded to it. Arrays that comply are not copied.
+  smaller than `box` is padded to it. Arrays that comply keep their shape
+  (and `relayout` does not copy them).
   """
   rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
-  shape = (max(_round_up(rows, 8), box[0]),
-           max(_round_up(cols, width), box[1]))
-  return relayout.relayout(x, shape=shape, transpose=transpose,
-                           interpret=interpret)
+  return (max(_round_up(rows, 8), box[0]), max(_round_up(cols, width), box[1]))
 
 
 def _smem_transforms(swizzle: int, dtype):
@@ -460,7 +459,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   # wgmma reads 16-bit operands in either major order; TF32 and float8 need
   # both K-major: A as (M, K), B as (N, K). What is not is transposed on its
-  # way into the kernel (`_tma_operand`).
+  # way into the kernel (`_tma_shape`).
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   promote_from = None
   k_len = p.k
@@ -501,17 +500,18 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     m_out, n_out = _round_up(p.m, cluster_m), _round_up(p.n, cluster_n)
     kp = _round_up(k_len, c.tile_k)
-    a = relayout.relayout(a, shape=(m_out, kp), transpose=transpose_a,
-                          interpret=interpret)
-    b = relayout.relayout(b, shape=(kp, n_out), transpose=transpose_b,
-                          interpret=interpret)
+    shapes = (m_out, kp), (kp, n_out)
   else:
     # What TMA through Mosaic GPU can address (see the module docstring).
     # Zero padding along K adds nothing; A's rows past M and B's columns
     # past N only reach output elements that are never stored.
-    a = _tma_operand(a, swizzle, a_box, transpose_a, interpret)
-    b = _tma_operand(b, swizzle, b_box, transpose_b, interpret)
+    shapes = (_tma_shape(a, swizzle, a_box, transpose_a),
+              _tma_shape(b, swizzle, b_box, transpose_b))
     m_out, n_out = p.m, p.n
+  # Both operands' copies, where they need any, in one launch.
+  a, b = relayout.relayout_all([a, b], shapes=shapes,
+                               transposes=(transpose_a, transpose_b),
+                               interpret=interpret)
   # The output tile is stored through swizzled shared memory, which makes
   # TMA view the output as (8, out_width) tiles too: a ragged output is
   # padded to that (and sliced afterwards).

@@ -4,7 +4,8 @@ Mosaic GPU's TMA needs layouts that a caller's arrays may not have: operand
 rows that are whole swizzle widths, TF32 operands K-major, outputs with
 16-byte rows. `relayout` makes each such copy one pass: an operand is
 zero-padded (and, for TF32's B, transposed) in one kernel, a padded result
-cut to shape in another. Against XLA in the suites on an H200
+cut to shape in another; `relayout_all` puts both operands' copies in one
+launch. Against XLA in the suites on an H200
 (BUILD_NOTES.md, issue 5, step 20): float32 B transposed and padded,
 4097^2: 43 us vs 89 (XLA transposes, then pads); a 4104x4160 result cut to
 4097^2: 22 us vs 80 (XLA's slice writes odd rows at 0.8 TB/s). Where XLA's
@@ -16,6 +17,7 @@ stores.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import jax
 from jax.experimental import pallas as pl
@@ -46,15 +48,43 @@ def _mask(i, j, block, size, span):
                            edge(j, block[1], size[1], span[1]))
 
 
-def _kernel(x_ref, o_ref, *, src, dst, span, transpose):
-  """One block of x (zero past `src`), or its transpose, into o (clipped to
-  `dst`). The grid's blocks span `span` of x's axes."""
-  i, j = pl.program_id(1), pl.program_id(2)
-  block = x_ref.shape
-  value = masking.load(x_ref, _mask(i, j, block, src, span))
-  if transpose:
-    value, i, j, block, span = value.T, j, i, block[::-1], span[::-1]
-  masking.store(o_ref, value, _mask(i, j, block, dst, span))
+class _Job(NamedTuple):
+  """One array's copy in a launch: its programs are [start, start + size)."""
+
+  start: int
+  grid: tuple[int, int, int]  # (batch, row blocks, column blocks) of x.
+  block: tuple[int, int]  # In x's axes.
+  src: tuple[int, int]
+  dst: tuple[int, int]
+  span: tuple[int, int]  # What the blocks cover of x's axes.
+  transpose: bool
+
+  @property
+  def size(self) -> int:
+    return self.grid[0] * self.grid[1] * self.grid[2]
+
+  def block_index(self, p):
+    """(batch, row block, column block) of x for launch program p."""
+    q = jnp.clip(p - self.start, 0, self.size - 1)
+    _, rows, cols = self.grid
+    return q // (rows * cols), q // cols % rows, q % cols
+
+
+def _kernel(*refs, jobs):
+  """Each program copies one block of one job's x (zero past `src`), or its
+  transpose, into that job's output (clipped to `dst`). refs: every job's
+  x, then every job's output."""
+  p = pl.program_id(0)
+  for job, x_ref, o_ref in zip(jobs, refs[:len(jobs)], refs[len(jobs):]):
+
+    @pl.when((p >= job.start) & (p < job.start + job.size))
+    def _copy(job=job, x_ref=x_ref, o_ref=o_ref):
+      _, i, j = job.block_index(p)
+      block, span = job.block, job.span
+      value = masking.load(x_ref, _mask(i, j, block, job.src, span))
+      if job.transpose:
+        value, i, j, block, span = value.T, j, i, block[::-1], span[::-1]
+      masking.store(o_ref, value, _mask(i, j, block, job.dst, span))
 
 
 def _block(itemsize: int, transpose: bool, shrinks: bool):
@@ -70,30 +100,51 @@ def relayout(x, *, shape: tuple[int, int], transpose: bool = False,
   """x, or x with its last two axes swapped, zero-padded or cut to `shape`.
 
   x: (batch, R, C). Returns (batch, *shape): element [g, r, c] is
-  y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0. Two
-  copies are XLA's, which was faster at them: a plain transpose of fewer
-  than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows that are not
-  16-byte multiples (which Triton loads element by element). So are all
-  copies compiled on a machine without a GPU (lowering for CUDA from a CPU,
-  e.g. jax.export): jax 0.11 lowers Triton kernels only with a GPU present.
-  Every other copy is `copy`'s, and x already of `shape` is returned as it
-  is.
+  y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0.
   """
-  _, rows, cols = x.shape
-  if not transpose and tuple(shape) == (rows, cols):
-    return x
-  plain_transpose = transpose and tuple(shape) == (cols, rows)
-  plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
-  # Padding bfloat16 operands in the suites: rows of 16-byte multiples, ours
-  # was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0); other
-  # rows, XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but
-  # 3000x700: 4.1 vs 3.4).
-  unaligned_rows = cols % config_lib.rows_alignment(x.dtype)
-  if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
-      or (plain_pad and unaligned_rows)
-      or (not interpret and jax.default_backend() != "gpu")):
-    return _xla_relayout(x, tuple(shape), transpose)
-  return copy(x, shape=tuple(shape), transpose=transpose, interpret=interpret)
+  return relayout_all([x], shapes=[shape], transposes=[transpose],
+                      interpret=interpret)[0]
+
+
+def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
+  """`relayout` of each x, with every Pallas copy among them in one launch
+  (an H200 pads bfloat16 A and B for a 1000^3 product in 1.9 us together,
+  2.8 us apart: BUILD_NOTES.md, issue 5, step 27).
+
+  Two kinds of copy are XLA's, which was faster at them: a plain transpose
+  of fewer than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows
+  that are not 16-byte multiples (which Triton loads element by element).
+  So are all copies compiled on a machine without a GPU (lowering for CUDA
+  from a CPU, e.g. jax.export): jax 0.11 lowers Triton kernels only with a
+  GPU present. An x already of its shape is returned as it is.
+  """
+  out, pallas = list(xs), []
+  for index, (x, shape, transpose) in enumerate(zip(xs, shapes, transposes)):
+    shape = tuple(shape)
+    _, rows, cols = x.shape
+    if not transpose and shape == (rows, cols):
+      continue
+    plain_transpose = transpose and shape == (cols, rows)
+    plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
+    # Padding bfloat16 operands in the suites: rows of 16-byte multiples,
+    # ours was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0);
+    # other rows, XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but
+    # 3000x700: 4.1 vs 3.4).
+    unaligned_rows = cols % config_lib.rows_alignment(x.dtype)
+    if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
+        or (plain_pad and unaligned_rows)
+        or (not interpret and jax.default_backend() != "gpu")):
+      out[index] = _xla_relayout(x, shape, transpose)
+    else:
+      pallas.append(index)
+  if pallas:
+    copied = copy_all([xs[i] for i in pallas],
+                      shapes=tuple(tuple(shapes[i]) for i in pallas),
+                      transposes=tuple(bool(transposes[i]) for i in pallas),
+                      interpret=interpret)
+    for index, y in zip(pallas, copied):
+      out[index] = y
+  return out
 
 
 def _xla_relayout(x, shape, transpose):
@@ -105,29 +156,54 @@ def _xla_relayout(x, shape, transpose):
                      (0, shape[1] - x.shape[2])])
 
 
-@functools.partial(jax.jit, static_argnames=("shape", "transpose",
-                                             "interpret"))
 def copy(x, *, shape: tuple[int, int], transpose: bool = False,
          interpret: bool = False):
   """`relayout` as one masked Pallas copy, whatever the shapes."""
-  batch, *src = x.shape
-  out = tuple(shape[::-1]) if transpose else tuple(shape)  # In x's axes.
-  shrinks = out[0] <= src[0] and out[1] <= src[1]
-  block, warps = _block(x.dtype.itemsize, transpose, shrinks)
-  # Programs cover the larger of source and destination along each axis.
-  grid = (batch, *(pl.cdiv(max(s, d), b) for s, d, b in zip(src, out, block)))
-  span = tuple(n * b for n, b in zip(grid[1:], block))
-  out_block = block[::-1] if transpose else block
-  out_index = ((lambda g, i, j: (g, j, i)) if transpose
-               else (lambda g, i, j: (g, i, j)))
+  return copy_all([x], shapes=(tuple(shape),), transposes=(transpose,),
+                  interpret=interpret)[0]
+
+
+@functools.partial(jax.jit, static_argnames=("shapes", "transposes",
+                                             "interpret"))
+def copy_all(xs, *, shapes: tuple[tuple[int, int], ...],
+             transposes: tuple[bool, ...], interpret: bool = False):
+  """`relayout` of each x as masked Pallas copies, all in one launch: a
+  1-D grid whose programs are each array's blocks in turn."""
+  jobs, warps, start = [], 1, 0
+  for x, shape, transpose in zip(xs, shapes, transposes):
+    batch, *src = x.shape
+    out = tuple(shape[::-1]) if transpose else tuple(shape)  # In x's axes.
+    shrinks = out[0] <= src[0] and out[1] <= src[1]
+    block, job_warps = _block(x.dtype.itemsize, transpose, shrinks)
+    warps = max(warps, job_warps)
+    # Programs cover the larger of source and destination along each axis.
+    grid = (batch, *(pl.cdiv(max(s, d), b) for s, d, b in zip(src, out, block)))
+    span = tuple(n * b for n, b in zip(grid[1:], block))
+    job = _Job(start, grid, block, tuple(src), tuple(shape), span, transpose)
+    jobs.append(job)
+    start += job.size
+
+  def in_spec(job):
+    return pl.BlockSpec((None, *job.block), job.block_index)
+
+  def out_spec(job):
+    if not job.transpose:
+      return in_spec(job)
+
+    def index(p):
+      g, i, j = job.block_index(p)
+      return g, j, i
+
+    return pl.BlockSpec((None, *job.block[::-1]), index)
+
   return pl.pallas_call(
-      functools.partial(_kernel, src=tuple(src), dst=tuple(shape),
-                        span=span, transpose=transpose),
-      out_shape=jax.ShapeDtypeStruct((batch, *shape), x.dtype),
-      grid=grid,
-      in_specs=[pl.BlockSpec((None, *block), lambda g, i, j: (g, i, j))],
-      out_specs=pl.BlockSpec((None, *out_block), out_index),
+      functools.partial(_kernel, jobs=tuple(jobs)),
+      out_shape=[jax.ShapeDtypeStruct((x.shape[0], *shape), x.dtype)
+                 for x, shape in zip(xs, shapes)],
+      grid=(start,),
+      in_specs=[in_spec(job) for job in jobs],
+      out_specs=[out_spec(job) for job in jobs],
       compiler_params=pltriton.CompilerParams(num_warps=warps, num_stages=1),
       interpret=interpret,
       name="pallas_tiled_relayout",
-  )(x)
+  )(*xs)

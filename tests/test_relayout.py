@@ -45,3 +45,34 @@ def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
   assert out.shape == (2, *shape) and out.dtype == dtype
   np.testing.assert_array_equal(np.asarray(out, np.float32),
                                 _expected(x, shape, transpose))
+
+
+def test_copy_all_shares_one_launch(rng):
+  """Several arrays' copies in one launch (A's and B's around the Mosaic
+  kernel): each comes out as its own copy would, whatever the others are
+  (a pad, a transposing pad in another dtype, a cut, each with a batch)."""
+  jobs = [((37, 1029), (40, 1088), False, jnp.bfloat16),
+          ((127, 129), (136, 160), True, jnp.float32),
+          ((40, 1100), (33, 1029), False, jnp.float16)]
+  xs = [helpers.random_array(rng, (2, *src), dtype)
+        for src, _, _, dtype in jobs]
+  outs = relayout.copy_all(xs, shapes=tuple(job[1] for job in jobs),
+                           transposes=tuple(job[2] for job in jobs),
+                           interpret=not helpers.ON_GPU)
+  for x, out, (_, shape, transpose, dtype) in zip(xs, outs, jobs):
+    assert out.shape == (2, *shape) and out.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(out, np.float32),
+                                  _expected(x, shape, transpose))
+
+
+def test_relayout_all_copies_only_what_needs_it(rng):
+  """An array already of its shape comes back as it is; the others are
+  copied (here by XLA or Pallas, as `relayout` would choose)."""
+  x = helpers.random_array(rng, (1, 16, 64), jnp.bfloat16)
+  y = helpers.random_array(rng, (1, 7, 33), jnp.float32)
+  same, padded = relayout.relayout_all(
+      [x, y], shapes=[(16, 64), (8, 64)], transposes=[False, False],
+      interpret=not helpers.ON_GPU)
+  assert same is x
+  np.testing.assert_array_equal(np.asarray(padded),
+                                _expected(y, (8, 64), False))
