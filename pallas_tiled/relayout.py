@@ -156,13 +156,6 @@ def _xla_relayout(x, shape, transpose):
                      (0, shape[1] - x.shape[2])])
 
 
-def copy(x, *, shape: tuple[int, int], transpose: bool = False,
-         interpret: bool = False):
-  """`relayout` as one masked Pallas copy, whatever the shapes."""
-  return copy_all([x], shapes=(tuple(shape),), transposes=(transpose,),
-                  interpret=interpret)[0]
-
-
 @functools.partial(jax.jit, static_argnames=("shapes", "transposes",
                                              "interpret"))
 def copy_all(xs, *, shapes: tuple[tuple[int, int], ...],
