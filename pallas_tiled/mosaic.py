@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 
 import jax
 from jax import lax
@@ -72,6 +73,7 @@ import jax.numpy as jnp
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 from pallas_tiled import relayout
+from pallas_tiled import tf32_regs
 from pallas_tiled import tf32x3
 from pallas_tiled import tuning_cache
 
@@ -220,7 +222,7 @@ def _step_product(a, b, shape):
 
 
 def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
-            b_k_major, swizzle, swizzled_out, promote_from):
+            b_k_major, swizzle, swizzled_out, promote_from, regs_a=False):
   """One persistent CTA: loops over its output tiles, pipelines K-tiles.
 
   a_ref: (batches, M, K) if `a_k_major` else (batches, K, M); b_ref:
@@ -259,6 +261,8 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     """This consumer's (tile_m, tile_k) and (tile_k, tile_n) wgmma views."""
     rows = pl.ds(wg * c.tile_m, c.tile_m) if split_m else slice(None)
     cols = pl.ds(wg * c.tile_n, c.tile_n) if split_n else slice(None)
+    if regs_a:
+      return a_smem.at[:, rows], b_smem.at[cols]
     a = a_smem.at[rows] if a_k_major else a_smem.at[:, rows].transpose((1, 0))
     b = b_smem.at[cols].transpose((1, 0)) if b_k_major else b_smem.at[:, cols]
     return a, b
@@ -287,6 +291,18 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     acc = acc.astype(out_dtype)
     row0 = wg * c.tile_m if split_m else 0
     col0 = wg * c.tile_n if split_n else 0
+    if regs_a:  # Transposed, in (WIDTH, tile_m) pieces.
+      width = tf32_regs.WIDTH
+      for j in range(c.tile_n // width):
+        plgpu.wait_smem_to_gmem(1, wait_read_only=True)
+        tf32_regs.store_transposed(acc[:, j * width:(j + 1) * width],
+                                   out_smem.at[wg, j % 2])
+        plgpu.commit_smem()
+        plgpu.copy_smem_to_gmem(
+            out_smem.at[wg, j % 2],
+            o_tile.at[pl.ds(col0 + j * width, width),
+                      pl.ds(row0, c.tile_m)])
+      return
     for i in range(c.tile_m // epi_m):
       for j in range(c.tile_n // epi_n):
         slot = (i * (c.tile_n // epi_n) + j) % epi_slots
@@ -317,11 +333,16 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     b = b_ref.at[problem.b_index(g)]
     a = a.at[rows, :] if a_k_major else a.at[:, rows]
     b = b.at[cols, :] if b_k_major else b.at[:, cols]
+    if regs_a:  # o_ref holds C = (this kernel's product)^T.
+      return a, b, o_ref.at[g].at[cols, rows]
     return a, b, o_ref.at[g].at[rows, cols]
 
   loop_grid = (problem.size, m_iters * n_iters)
   out_smem_type = plgpu.SMEM((wgs, epi_slots, epi_m, epi_n), out_dtype,
                              transforms=out_transforms)
+  if regs_a:
+    out_smem_type = plgpu.SMEM((wgs, 2, tf32_regs.WIDTH, c.tile_m), out_dtype,
+                               transforms=tf32_regs.smem_transforms())
 
   if c.warp_specialized:
     # A cluster along M shares B's strip, one along N shares A's: each CTA
@@ -374,7 +395,9 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
         def compute_context(run_pipeline):
           @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(acc_shape))
           def _acc_scope(acc_ref):
-            if promoted:
+            if regs_a:
+              epilogue(run_pipeline(zero_sum()), out_smem, o_tile, wg)
+            elif promoted:
               _, total = run_pipeline((acc_ref, zero_sum()))
               epilogue(total + acc_ref[...], out_smem, o_tile, wg)
             else:
@@ -383,6 +406,8 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
 
         def mma(indices, a_smem, b_smem, carry):
           a, b = wg_operands(wg, a_smem, b_smem)
+          if regs_a:
+            return tf32_regs.wgmma_a_m_major(carry, a, b)
           if promoted:
             acc_ref, total = carry
             return acc_ref, promoted_step(indices[0], acc_ref, total, a, b, 0)
@@ -460,6 +485,18 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # wgmma reads 16-bit operands in either major order; TF32 and float8 need
   # both K-major: A as (M, K), B as (N, K). What is not is transposed on its
   # way into the kernel (`_tma_shape`).
+  regs_a = (os.environ.get("PT_TF32_REGS") == "1" and dtype == jnp.float32
+            and not runs_tf32x3(dtype, precision) and not interpret
+            and not p.transpose_b and c.tile_m == 64
+            and c.tile_k % tf32_regs.WIDTH == 0 and out_dtype == jnp.float32)
+  out_transposed = False
+  if regs_a:  # C^T = B^T A^T: B, as stored, is the M-major A operand.
+    p = dataclasses.replace(
+        p, a_batch=p.b_batch, b_batch=p.a_batch, m=p.n, n=p.m,
+        transpose_a=not p.transpose_b, transpose_b=not p.transpose_a)
+    a, b = b, a
+    out_transposed = True
+    c = dataclasses.replace(c, lowering="lane")
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   promote_from = None
   k_len = p.k
@@ -481,6 +518,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter cannot read transposed SMEM views (and has no
     # TF32 layout rules): stage A as (M, K) and B as (K, N).
     want_a_k_major, want_b_k_major = True, False
+  elif regs_a:
+    want_a_k_major, want_b_k_major = False, True
   elif config_lib.wgmma_needs_k_major(dtype):
     want_a_k_major, want_b_k_major = True, True
   else:
@@ -520,7 +559,11 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # Both lowerings get outputs of at least one whole cluster (or CTA) tile:
   # on an H200, outputs narrower than a consumer's tile (N <= 33 here) came
   # out unwritten (warpgroup lowering; lane is padded alike, untested).
-  if c.lowering == "lane":
+  if regs_a:  # The kernel stores C = out^T: rows n_out, columns m_out.
+    n_out = max(_round_up(n_out, 8), cluster_n)
+    m_out = max(_round_up(m_out, tf32_regs.WIDTH), cluster_m)
+    swizzled_out = True
+  elif c.lowering == "lane":
     n_out = max(_round_up(n_out, _TMA_ALIGN_BYTES // out_dtype.itemsize),
                 cluster_n)
     m_out = max(m_out, cluster_m)
@@ -535,12 +578,13 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   kernel = functools.partial(
       _kernel, config=c, m=m_out, n=n_out, k=k, problem=p,
       a_k_major=a_k_major, b_k_major=b_k_major, swizzle=swizzle,
-      swizzled_out=swizzled_out, promote_from=promote_from)
+      swizzled_out=swizzled_out, promote_from=promote_from, regs_a=regs_a)
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
+  out_shape = (p.size, n_out, m_out) if regs_a else (p.size, m_out, n_out)
   out = plgpu.kernel(
       kernel,
-      out_type=jax.ShapeDtypeStruct((p.size, m_out, n_out), out_dtype),
+      out_type=jax.ShapeDtypeStruct(out_shape, out_dtype),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,
@@ -551,6 +595,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=_interpret_params() if interpret else None,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
+  if out_transposed:
+    return relayout.relayout(out, shape=(p.n, p.m), interpret=interpret)
   return relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
 
 
