@@ -78,6 +78,13 @@ class BatchedProblem:
     return cls(batch, pad(a_shape[:-2]), pad(b_shape[:-2]), m, n, k,
                transpose_a, transpose_b)
 
+  def transposed(self) -> BatchedProblem:
+    """The problem of out^T = op(b)^T @ op(a)^T, whose operands are b and a
+    as stored."""
+    return dataclasses.replace(
+        self, a_batch=self.b_batch, b_batch=self.a_batch, m=self.n, n=self.m,
+        transpose_a=not self.transpose_b, transpose_b=not self.transpose_a)
+
   @property
   def size(self) -> int:
     """The number of output matrices: the length of the batch grid axis."""

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 
 import jax
 from jax import lax
@@ -73,7 +72,7 @@ import jax.numpy as jnp
 from pallas_tiled import config as config_lib
 from pallas_tiled import frontend
 from pallas_tiled import relayout
-from pallas_tiled import tf32_regs
+from pallas_tiled import tf32_wgmma
 from pallas_tiled import tf32x3
 from pallas_tiled import tuning_cache
 
@@ -222,7 +221,8 @@ def _step_product(a, b, shape):
 
 
 def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
-            b_k_major, swizzle, swizzled_out, promote_from, regs_a=False):
+            b_k_major, swizzle, swizzled_out, promote_from, a_in_registers,
+            transposed_out):
   """One persistent CTA: loops over its output tiles, pipelines K-tiles.
 
   a_ref: (batches, M, K) if `a_k_major` else (batches, K, M); b_ref:
@@ -261,7 +261,7 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     """This consumer's (tile_m, tile_k) and (tile_k, tile_n) wgmma views."""
     rows = pl.ds(wg * c.tile_m, c.tile_m) if split_m else slice(None)
     cols = pl.ds(wg * c.tile_n, c.tile_n) if split_n else slice(None)
-    if regs_a:
+    if a_in_registers:  # tf32_wgmma's (k, m) and (n, k) tiles.
       return a_smem.at[:, rows], b_smem.at[cols]
     a = a_smem.at[rows] if a_k_major else a_smem.at[:, rows].transpose((1, 0))
     b = b_smem.at[cols].transpose((1, 0)) if b_k_major else b_smem.at[:, cols]
@@ -291,17 +291,20 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     acc = acc.astype(out_dtype)
     row0 = wg * c.tile_m if split_m else 0
     col0 = wg * c.tile_n if split_n else 0
-    if regs_a:  # Transposed, in (WIDTH, tile_m) pieces.
-      width = tf32_regs.WIDTH
-      for j in range(c.tile_n // width):
-        plgpu.wait_smem_to_gmem(1, wait_read_only=True)
-        tf32_regs.store_transposed(acc[:, j * width:(j + 1) * width],
-                                   out_smem.at[wg, j % 2])
-        plgpu.commit_smem()
-        plgpu.copy_smem_to_gmem(
-            out_smem.at[wg, j % 2],
-            o_tile.at[pl.ds(col0 + j * width, width),
-                      pl.ds(row0, c.tile_m)])
+    if transposed_out:  # acc^T, in (WIDTH, epi_m) pieces.
+      width = tf32_wgmma.WIDTH
+      for i in range(c.tile_m // epi_m):
+        for j in range(c.tile_n // width):
+          slot = (i * (c.tile_n // width) + j) % 2
+          plgpu.wait_smem_to_gmem(1, wait_read_only=True)
+          tf32_wgmma.store_transposed(
+              acc[i * epi_m:(i + 1) * epi_m, j * width:(j + 1) * width],
+              out_smem.at[wg, slot])
+          plgpu.commit_smem()
+          plgpu.copy_smem_to_gmem(
+              out_smem.at[wg, slot],
+              o_tile.at[pl.ds(col0 + j * width, width),
+                        pl.ds(row0 + i * epi_m, epi_m)])
       return
     for i in range(c.tile_m // epi_m):
       for j in range(c.tile_n // epi_n):
@@ -333,16 +336,16 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     b = b_ref.at[problem.b_index(g)]
     a = a.at[rows, :] if a_k_major else a.at[:, rows]
     b = b.at[cols, :] if b_k_major else b.at[:, cols]
-    if regs_a:  # o_ref holds C = (this kernel's product)^T.
+    if transposed_out:
       return a, b, o_ref.at[g].at[cols, rows]
     return a, b, o_ref.at[g].at[rows, cols]
 
   loop_grid = (problem.size, m_iters * n_iters)
   out_smem_type = plgpu.SMEM((wgs, epi_slots, epi_m, epi_n), out_dtype,
                              transforms=out_transforms)
-  if regs_a:
-    out_smem_type = plgpu.SMEM((wgs, 2, tf32_regs.WIDTH, c.tile_m), out_dtype,
-                               transforms=tf32_regs.smem_transforms())
+  if transposed_out:
+    out_smem_type = plgpu.SMEM((wgs, 2, tf32_wgmma.WIDTH, epi_m), out_dtype,
+                               transforms=tf32_wgmma.smem_transforms())
 
   if c.warp_specialized:
     # A cluster along M shares B's strip, one along N shares A's: each CTA
@@ -395,7 +398,7 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
         def compute_context(run_pipeline):
           @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(acc_shape))
           def _acc_scope(acc_ref):
-            if regs_a:
+            if a_in_registers:  # acc is a value, carried by the pipeline.
               epilogue(run_pipeline(zero_sum()), out_smem, o_tile, wg)
             elif promoted:
               _, total = run_pipeline((acc_ref, zero_sum()))
@@ -406,8 +409,8 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
 
         def mma(indices, a_smem, b_smem, carry):
           a, b = wg_operands(wg, a_smem, b_smem)
-          if regs_a:
-            return tf32_regs.wgmma_a_m_major(carry, a, b)
+          if a_in_registers:
+            return tf32_wgmma.wgmma_a_m_major(carry, a, b)
           if promoted:
             acc_ref, total = carry
             return acc_ref, promoted_step(indices[0], acc_ref, total, a, b, 0)
@@ -482,22 +485,23 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   if interpret:  # The interpreter runs each CTA as threads: use few.
     c = dataclasses.replace(c, num_sms=min(c.num_sms, 2))
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
-  # wgmma reads 16-bit operands in either major order; TF32 and float8 need
-  # both K-major: A as (M, K), B as (N, K). What is not is transposed on its
-  # way into the kernel (`_tma_shape`).
-  regs_a = (os.environ.get("PT_TF32_REGS") == "1" and dtype == jnp.float32
-            and not runs_tf32x3(dtype, precision) and not interpret
-            and not p.transpose_b and c.tile_m == 64
-            and c.tile_k % tf32_regs.WIDTH == 0 and out_dtype == jnp.float32)
-  out_transposed = False
-  if regs_a:  # C^T = B^T A^T: B, as stored, is the M-major A operand.
-    p = dataclasses.replace(
-        p, a_batch=p.b_batch, b_batch=p.a_batch, m=p.n, n=p.m,
-        transpose_a=not p.transpose_b, transpose_b=not p.transpose_a)
-    a, b = b, a
-    out_transposed = True
-    c = dataclasses.replace(c, lowering="lane")
+  # wgmma reads 16-bit operands in either major order; TF32 and float8 from
+  # shared memory only K-major: A as (M, K), B as (N, K). What is not is
+  # transposed on its way into the kernel (`_tma_shape`), except that
+  # compiled TF32 reads an M-major A through registers (tf32_wgmma). A
+  # row-major B is N-major, but B^T is an M-major A, so a product of two
+  # row-major operands runs as C^T = B^T A^T, stored transposed: no copies.
+  registers_ok = (
+      dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
+      and c.warp_specialized and tf32_wgmma.supports(c.tile_m, c.tile_k)
+      and not runs_tf32x3(dtype, precision))
+  transposed_out = registers_ok and not p.transpose_a and not p.transpose_b
+  if transposed_out:
+    p, a, b = p.transposed(), b, a
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
+  a_in_registers = registers_ok and not a_k_major
+  if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
+    c = dataclasses.replace(c, lowering="lane")
   promote_from = None
   k_len = p.k
   if runs_tf32x3(dtype, precision):
@@ -518,7 +522,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     # jax 0.10's interpreter cannot read transposed SMEM views (and has no
     # TF32 layout rules): stage A as (M, K) and B as (K, N).
     want_a_k_major, want_b_k_major = True, False
-  elif regs_a:
+  elif a_in_registers:
     want_a_k_major, want_b_k_major = False, True
   elif config_lib.wgmma_needs_k_major(dtype):
     want_a_k_major, want_b_k_major = True, True
@@ -559,9 +563,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # Both lowerings get outputs of at least one whole cluster (or CTA) tile:
   # on an H200, outputs narrower than a consumer's tile (N <= 33 here) came
   # out unwritten (warpgroup lowering; lane is padded alike, untested).
-  if regs_a:  # The kernel stores C = out^T: rows n_out, columns m_out.
+  if transposed_out:  # The kernel stores (n_out, m_out), swizzled.
     n_out = max(_round_up(n_out, 8), cluster_n)
-    m_out = max(_round_up(m_out, tf32_regs.WIDTH), cluster_m)
+    m_out = max(_round_up(m_out, tf32_wgmma.WIDTH), cluster_m)
     swizzled_out = True
   elif c.lowering == "lane":
     n_out = max(_round_up(n_out, _TMA_ALIGN_BYTES // out_dtype.itemsize),
@@ -578,10 +582,12 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   kernel = functools.partial(
       _kernel, config=c, m=m_out, n=n_out, k=k, problem=p,
       a_k_major=a_k_major, b_k_major=b_k_major, swizzle=swizzle,
-      swizzled_out=swizzled_out, promote_from=promote_from, regs_a=regs_a)
+      swizzled_out=swizzled_out, promote_from=promote_from,
+      a_in_registers=a_in_registers, transposed_out=transposed_out)
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
-  out_shape = (p.size, n_out, m_out) if regs_a else (p.size, m_out, n_out)
+  out_shape = (p.size, n_out, m_out) if transposed_out else (p.size, m_out,
+                                                              n_out)
   out = plgpu.kernel(
       kernel,
       out_type=jax.ShapeDtypeStruct(out_shape, out_dtype),
@@ -595,7 +601,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=_interpret_params() if interpret else None,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
-  if out_transposed:
+  if transposed_out:
     return relayout.relayout(out, shape=(p.n, p.m), interpret=interpret)
   return relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import pallas_tiled
+from pallas_tiled import batching
 from tests import helpers
 
 IMPLS = pallas_tiled.IMPLEMENTATIONS
@@ -125,3 +126,13 @@ def test_vmap_uses_the_batch_grid_axis(impl):
   jaxpr = jax.make_jaxpr(jax.vmap(IMPLS[impl]))(a, b)
   [(grid, vmapped)] = _pallas_grids(jaxpr.jaxpr)
   assert grid[-1] == 6 and vmapped == ()  # The batch axis is last.
+
+
+def test_transposed_problem_swaps_the_operands():
+  """out^T = op(b)^T op(a)^T: b and a as stored, batches swapped with them."""
+  p = batching.BatchedProblem.from_shapes((3, 1, 5, 7), (4, 7, 2))
+  t = p.transposed()
+  assert (t.m, t.n, t.k) == (2, 5, 7)
+  assert (t.a_batch, t.b_batch, t.batch) == (p.b_batch, p.a_batch, p.batch)
+  assert (t.transpose_a, t.transpose_b) == (True, True)
+  assert t.transposed() == p

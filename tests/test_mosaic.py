@@ -19,6 +19,7 @@ from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import batching
 from pallas_tiled import mosaic
+from pallas_tiled import tf32_wgmma
 from pallas_tiled import validation
 from tests import helpers
 
@@ -91,6 +92,45 @@ def test_explicit_configs(config, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+TF32_CONFIGS = [
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, tile_k=32,
+                              wg_dimension="m", epi_tile_n=32, num_sms=4),
+    pallas_tiled.MosaicConfig(tile_m=128, tile_n=64, tile_k=64,
+                              max_concurrent_steps=2, wg_dimension="n",
+                              epi_tile_n=32, num_sms=4),
+]
+
+
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
+@pytest.mark.parametrize("config", TF32_CONFIGS, ids=lambda c: c.label)
+def test_tf32_in_every_stored_layout(config, layout, rng):
+  """TF32 with either operand stored transposed. Compiled, an M-major A is
+  read through registers (tf32_wgmma; "nn" runs as C^T = B^T A^T and is
+  stored transposed); interpreted, both operands are staged K-major."""
+  transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
+  a, b = helpers.random_operands(rng, 200, 136, 160, jnp.float32)
+  a_stored = a.T if transpose_a else a
+  b_stored = b.T if transpose_b else b
+  problem = batching.BatchedProblem.from_shapes(
+      a_stored.shape, b_stored.shape, transpose_a=transpose_a,
+      transpose_b=transpose_b)
+  out = mosaic.batched_product(
+      a_stored[None], b_stored[None], problem=problem, config=config,
+      precision=None, out_dtype=jnp.float32, interpret=not helpers.ON_GPU)
+  helpers.assert_matmul_close(out[0], a, b)
+
+
+def test_tf32_wgmma_rejects_unsupported_tiles():
+  """Shapes tf32_wgmma cannot take fail before any kernel is traced."""
+  f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)
+  with pytest.raises(ValueError, match="wgmma_a_m_major"):
+    tf32_wgmma.wgmma_a_m_major(f32(32, 128), f32(32, 32), f32(128, 32))
+  with pytest.raises(ValueError, match="wgmma_a_m_major"):
+    tf32_wgmma.wgmma_a_m_major(f32(64, 128), f32(16, 64), f32(128, 16))
+  with pytest.raises(ValueError, match="store_transposed"):
+    tf32_wgmma.store_transposed(f32(64, 32), f32(64, 32))
+
+
 @pytest.mark.parametrize("lowering", ["warpgroup", "lane"])
 @pytest.mark.parametrize("shape", [(130, 33, 200), (70, 8, 64), (9, 300, 40)],
                          ids=lambda s: "x".join(map(str, s)))
@@ -134,7 +174,7 @@ def test_default_config_stores_ragged_outputs_in_place(shape, dtype,
   assert pallas_tiled.default_mosaic_config(*shape, dtype).lowering == lowering
 
 
-@pytest.mark.parametrize("layout", ["nn", "tn", "nt"])
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
 @pytest.mark.parametrize("dtype", helpers.DTYPES, ids=lambda d: d.__name__)
 def test_lowers_for_cuda(dtype, layout):
   """Mosaic GPU's passes accept the compiled configs, on any machine: a

@@ -1,0 +1,221 @@
+"""TF32 wgmma with its A operand in registers, and a transposed tile store.
+
+Hopper's TF32 wgmma reads shared-memory operands K-major only, but its A
+operand may come from registers instead, loaded in any order. Mosaic GPU's
+`wgmma` takes A from registers for 16- and 8-bit types only, so this module
+emits the instruction itself (`plgpu.inline_mgpu`, PTX inline assembly) with
+A loaded element by element from an M-major tile. With it the Mosaic kernel
+reads a row-major B as stored, computing C^T = B^T A^T (B^T is M-major, A^T
+K-major), and `store_transposed` writes each C^T tile back as C: no
+transpose pass before or after the kernel (BUILD_NOTES.md, issue 5, step
+28). The only module that builds Mosaic GPU IR by hand.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax.experimental.mosaic.gpu import fragmented_array as fa
+from jax.experimental.mosaic.gpu import mma_utils
+from jax.experimental.mosaic.gpu import utils as mgpu_utils
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import arith
+from jaxlib.mlir.dialects import llvm
+from jaxlib.mlir.dialects import memref
+import numpy as np
+
+SWIZZLE = 128  # Bytes.
+WIDTH = SWIZZLE // 4  # float32 elements per swizzled row.
+_K_INSTR = 8  # K of one TF32 wgmma instruction.
+_M_INSTR = 64  # M of one wgmma instruction (a warpgroup's 4 x 16 rows).
+
+
+def smem_transforms():
+  """Tiling and swizzle of the tiles these functions read and write."""
+  return (plgpu.TilingTransform((8, WIDTH)), plgpu.SwizzleTransform(SWIZZLE))
+
+
+def supports(tile_m: int, tile_k: int) -> bool:
+  """Whether `wgmma_a_m_major` takes a consumer's (tile_m, tile_k) A tile."""
+  return tile_m % _M_INSTR == 0 and tile_k % WIDTH == 0
+
+
+def _i32(value):
+  i32 = ir.IntegerType.get_signless(32)
+  return arith.constant(i32, ir.IntegerAttr.get(i32, value))
+
+
+def _index(value):
+  index = ir.IndexType.get()
+  return arith.constant(index, ir.IntegerAttr.get(index, value))
+
+
+def _swizzled(row, col):
+  """(tile row, column) of element (row, col) of a (8, WIDTH)-tiled array in
+  its 128-byte-swizzled tile: the 16-byte chunk index XOR the tile row."""
+  row_in, col_in = arith.remui(row, _index(8)), arith.remui(col, _index(WIDTH))
+  chunk = arith.xori(arith.divui(col_in, _index(4)), row_in)
+  return row_in, arith.addi(arith.muli(chunk, _index(4)),
+                            arith.remui(col_in, _index(4)))
+
+
+def _load(smem, row, col):
+  """Element (row, col) of a (8, WIDTH)-tiled, swizzled float32 memref."""
+  tile_row, tile_col = _swizzled(row, col)
+  return memref.load(smem, [arith.divui(row, _index(8)),
+                            arith.divui(col, _index(WIDTH)),
+                            tile_row, tile_col])
+
+
+def _a_fragments(a_smem, m, k):
+  """This thread's A registers for each (64-row group, 8-wide K step), read
+  from the (k, m) M-major tile: PTX's TF32 A fragment holds (g, t),
+  (g + 8, t), (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where
+  g = lane / 4 and t = lane % 4."""
+  i32 = ir.IntegerType.get_signless(32)
+  index = ir.IndexType.get()
+  tid = mgpu_utils.thread_idx()
+  lane = arith.remui(tid, _i32(32))
+  warp = arith.remui(arith.divui(tid, _i32(32)), _i32(4))
+  g = arith.index_cast(index, arith.divui(lane, _i32(4)))
+  t = arith.index_cast(index, arith.remui(lane, _i32(4)))
+  row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
+  fragments = {}
+  for mi in range(m // _M_INSTR):
+    for q in range(k // _K_INSTR):
+      fragments[mi, q] = [
+          arith.bitcast(i32, _load(
+              a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
+              arith.addi(row, _index(mi * _M_INSTR + dm))))
+          for dk in (0, 4) for dm in (0, 8)]
+  return fragments
+
+
+def _barrier(values):
+  """An LLVM optimization barrier: `values` are computed before what follows
+  (PTX wants every register write before the wgmma fence)."""
+  i32 = ir.IntegerType.get_signless(32)
+  n = len(values)
+  out = llvm.inline_asm(
+      llvm.StructType.get_literal([i32] * n), values, "",
+      ",".join(["=r"] * n + [str(i) for i in range(n)]),
+      asm_dialect=0, has_side_effects=True)
+  return [llvm.extractvalue(i32, out, [i]) for i in range(n)]
+
+
+def _asm(text):
+  llvm.inline_asm(ir.Type.parse("!llvm.void"), [], text, "",
+                  has_side_effects=True)
+
+
+def _wgmma(acc, a, b_desc, n):
+  """One m64nNk8 TF32 wgmma, acc (N / 2 float32 registers) += a @ b."""
+  f32 = ir.F32Type.get()
+  count = len(acc)
+  operands = [f"${i}" for i in range(2 * count + 8)]
+  a_regs, (desc, use_acc, scale_a, scale_b) = (
+      operands[2 * count:2 * count + 4], operands[2 * count + 4:])
+  ptx = (f"{{ .reg .pred p; setp.ne.b32 p, {use_acc}, 0; "
+         f"wgmma.mma_async.sync.aligned.m64n{n}k{_K_INSTR}.f32.tf32.tf32 "
+         f"{{{','.join(operands[:count])}}}, {{{','.join(a_regs)}}}, {desc},"
+         f" p, {scale_a}, {scale_b}; }}\n")
+  constraints = ",".join(["=f"] * count + [str(i) for i in range(count)]
+                         + ["r"] * 4 + ["l", "n", "n", "n"])
+  one = llvm.ConstantOp(ir.IntegerType.get_signless(32),
+                        ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                           1)).result
+  out = llvm.inline_asm(
+      llvm.StructType.get_literal([f32] * count),
+      [*acc, *a, b_desc, one, one, one], ptx, constraints, asm_dialect=0,
+      has_side_effects=True)
+  return [llvm.extractvalue(f32, out, [i]) for i in range(count)]
+
+
+def wgmma_a_m_major(acc, a_ref, b_ref):
+  """acc + a^T @ b^T in TF32, waited for.
+
+  acc: (m, n) float32 in the WGMMA layout, m a multiple of 64; a_ref: the
+  (k, m) shared-memory tile of A^T (M contiguous); b_ref: the (n, k) tile of
+  B^T (K contiguous); both with `smem_transforms()`, k a multiple of 32.
+  """
+  m, n = acc.shape
+  k = a_ref.shape[0]
+  if not supports(m, k) or a_ref.shape != (k, m) or b_ref.shape != (n, k):
+    raise ValueError(f"wgmma_a_m_major: unsupported shapes acc {acc.shape},"
+                     f" a {a_ref.shape}, b {b_ref.shape}")
+  ref_type = plgpu.RefType(smem_transforms())
+
+  @plgpu.inline_mgpu(
+      arg_types=(plgpu.Layout.WGMMA, ref_type, ref_type),
+      return_type=plgpu.ShapeDtypeStruct((m, n), jnp.float32,
+                                         layout=plgpu.Layout.WGMMA))
+  def product(ctx, acc, a_smem, b_smem):
+    del ctx
+    i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
+    i64 = ir.IntegerType.get_signless(64)
+    # One float32 per register, as wgmma's operands (fa's own workaround).
+    acc = acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
+    groups = [[llvm.extractelement(r, _i32(0)) for r in group.flat]
+              for group in acc.registers]  # One per 64 rows.
+    fragments = _a_fragments(a_smem, m, k)
+    keys = sorted(fragments)
+    flat = _barrier([arith.bitcast(i32, r) for g in groups for r in g]
+                    + [r for key in keys for r in fragments[key]])
+    size = len(groups[0])
+    groups = [[arith.bitcast(f32, r) for r in flat[i * size:(i + 1) * size]]
+              for i in range(len(groups))]
+    a_regs = dict(zip(keys, (flat[len(groups) * size + 4 * i:][:4]
+                             for i in range(len(keys)))))
+    _asm("wgmma.fence.sync.aligned;")
+    (b_desc, (_, (k_stride,))), (_, group_stride), _ = (
+        mma_utils.create_descriptor(
+            mgpu_utils.memref_transpose(b_smem, (1, 0, 3, 2)),
+            swizzle=SWIZZLE, large_tile=(WIDTH, WIDTH),
+            group_size=(WIDTH, n), logical_k_major=True))
+    per_group = WIDTH // _K_INSTR
+    for q in range(k // _K_INSTR):
+      offset = (q // per_group) * group_stride + (q % per_group) * k_stride
+      desc = b_desc
+      if offset:
+        desc = llvm.add(b_desc, llvm.ConstantOp(i64, ir.IntegerAttr.get(
+            i64, mma_utils.encode_addr(offset))).result,
+                        overflow_flags=llvm.IntegerOverflowFlags.none)
+      for mi, group in enumerate(groups):
+        groups[mi] = _wgmma(group, a_regs[mi, q], desc, n)
+    _asm("wgmma.commit_group.sync.aligned;")
+    _asm("wgmma.wait_group.sync.aligned 0;")
+    vec = ir.VectorType.get((1,), f32)
+    registers = np.array(
+        [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
+         for group in groups for r in group]).reshape(acc.registers.shape)
+    return fa.FragmentedArray(
+        _registers=registers, _layout=fa.WGMMA_LAYOUT_ACC_32BIT,
+        _is_signed=None).to_layout(fa.WGMMA_LAYOUT)
+
+  return product(acc, a_ref, b_ref)
+
+
+def store_transposed(value, ref):
+  """ref[...] = value.T: value (rows, cols) float32 in the WGMMA layout, ref
+  a (cols, rows) shared-memory tile with `smem_transforms()`. Element by
+  element; a warp's 32 stores fall in 32 different banks (the swizzle sees
+  to it)."""
+  rows, cols = value.shape
+  if ref.shape != (cols, rows) or rows % WIDTH or cols % 8:
+    raise ValueError(f"store_transposed: unsupported shapes value"
+                     f" {value.shape}, ref {ref.shape}")
+
+  @plgpu.inline_mgpu(
+      arg_types=(plgpu.Layout.WGMMA, plgpu.RefType(smem_transforms())),
+      return_type=None)
+  def store(ctx, value, smem):
+    del ctx
+    value = value.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
+    for reg, (r, c) in zip(value.registers.flat,
+                           value.layout.thread_idxs(value.shape)):
+      tile_row, tile_col = _swizzled(c, r)
+      memref.store(llvm.extractelement(reg, _i32(0)), smem,
+                   [arith.divui(c, _index(8)), arith.divui(r, _index(WIDTH)),
+                    tile_row, tile_col])
+
+  store(value, ref)
