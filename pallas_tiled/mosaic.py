@@ -93,6 +93,11 @@ _SEMANTICS = {
 # model ranks tiles, but is not exact (bfloat16 5120^3: 1.2% apart,
 # measured equal).
 _REFIT_MARGIN = 1.05
+# The narrowest consumer tile (tile_n) whose TF32 reads A through registers:
+# the element-wise loads of A cost about as much per K-step at any width, so
+# they pay only against wide wgmmas (H200: 64x256 tiles 2% slower than
+# K-major ones in shared memory, 64x64 tiles 27%; BUILD_NOTES.md).
+_REGISTERS_MIN_TILE_N = 256
 
 
 def _interpret_params():
@@ -469,6 +474,19 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
   plgpu.wait_smem_to_gmem(0, wait_read_only=True)
 
 
+def _transposed_store_adds_copy(m, n, config) -> bool:
+  """Whether storing a float32 (m, n) output transposed (swizzled, so whole
+  (8, 32) tiles) needs a padded copy where the plain store does not (lane
+  stores rows of 16-byte multiples in place). Such a copy costs more than
+  it saves: 3000x5000x700 took 111.7 us against 83.9 on an H200."""
+  needs = lambda rows, cols, width: rows % 8 or cols % width
+  if config.lowering == "lane":
+    plain = n % (_TMA_ALIGN_BYTES // 4)
+  else:
+    plain = needs(m, n, tf32_wgmma.WIDTH)
+  return bool(needs(m, n, tf32_wgmma.WIDTH)) and not plain
+
+
 def _round_up(x, multiple):
   return -(-x // multiple) * multiple
 
@@ -493,9 +511,11 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   # row-major operands runs as C^T = B^T A^T, stored transposed: no copies.
   registers_ok = (
       dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
-      and c.warp_specialized and tf32_wgmma.supports(c.tile_m, c.tile_k)
+      and c.warp_specialized and c.tile_n >= _REGISTERS_MIN_TILE_N
+      and tf32_wgmma.supports(c.tile_m, c.tile_k)
       and not runs_tf32x3(dtype, precision))
-  transposed_out = registers_ok and not p.transpose_a and not p.transpose_b
+  transposed_out = (registers_ok and not p.transpose_a and not p.transpose_b
+                    and not _transposed_store_adds_copy(p.m, p.n, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b

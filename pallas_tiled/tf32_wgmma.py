@@ -37,7 +37,7 @@ def smem_transforms():
 
 def supports(tile_m: int, tile_k: int) -> bool:
   """Whether `wgmma_a_m_major` takes a consumer's (tile_m, tile_k) A tile."""
-  return tile_m % _M_INSTR == 0 and tile_k % WIDTH == 0
+  return tile_m == _M_INSTR and tile_k % WIDTH == 0
 
 
 def _i32(value):
@@ -67,11 +67,11 @@ def _load(smem, row, col):
                             tile_row, tile_col])
 
 
-def _a_fragments(a_smem, m, k):
-  """This thread's A registers for each (64-row group, 8-wide K step), read
-  from the (k, m) M-major tile: PTX's TF32 A fragment holds (g, t),
-  (g + 8, t), (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where
-  g = lane / 4 and t = lane % 4."""
+def _a_fragments(a_smem, k):
+  """This thread's A registers for each 8-wide K step, read from the
+  (k, 64) M-major tile: PTX's TF32 A fragment holds (g, t), (g + 8, t),
+  (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where g = lane / 4 and
+  t = lane % 4."""
   i32 = ir.IntegerType.get_signless(32)
   index = ir.IndexType.get()
   tid = mgpu_utils.thread_idx()
@@ -80,15 +80,11 @@ def _a_fragments(a_smem, m, k):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
-  fragments = {}
-  for mi in range(m // _M_INSTR):
-    for q in range(k // _K_INSTR):
-      fragments[mi, q] = [
-          arith.bitcast(i32, _load(
-              a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
-              arith.addi(row, _index(mi * _M_INSTR + dm))))
-          for dk in (0, 4) for dm in (0, 8)]
-  return fragments
+  return [[arith.bitcast(i32, _load(a_smem,
+                                    arith.addi(t, _index(q * _K_INSTR + dk)),
+                                    arith.addi(row, _index(dm))))
+           for dk in (0, 4) for dm in (0, 8)]
+          for q in range(k // _K_INSTR)]
 
 
 def _barrier(values):
@@ -134,9 +130,9 @@ def _wgmma(acc, a, b_desc, n):
 def wgmma_a_m_major(acc, a_ref, b_ref):
   """acc + a^T @ b^T in TF32, waited for.
 
-  acc: (m, n) float32 in the WGMMA layout, m a multiple of 64; a_ref: the
-  (k, m) shared-memory tile of A^T (M contiguous); b_ref: the (n, k) tile of
-  B^T (K contiguous); both with `smem_transforms()`, k a multiple of 32.
+  acc: (64, n) float32 in the WGMMA layout; a_ref: the (k, 64)
+  shared-memory tile of A^T (M contiguous); b_ref: the (n, k) tile of B^T
+  (K contiguous); both with `smem_transforms()`, k a multiple of 32.
   """
   m, n = acc.shape
   k = a_ref.shape[0]
@@ -155,17 +151,12 @@ def wgmma_a_m_major(acc, a_ref, b_ref):
     i64 = ir.IntegerType.get_signless(64)
     # One float32 per register, as wgmma's operands (fa's own workaround).
     acc = acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
-    groups = [[llvm.extractelement(r, _i32(0)) for r in group.flat]
-              for group in acc.registers]  # One per 64 rows.
-    fragments = _a_fragments(a_smem, m, k)
-    keys = sorted(fragments)
-    flat = _barrier([arith.bitcast(i32, r) for g in groups for r in g]
-                    + [r for key in keys for r in fragments[key]])
-    size = len(groups[0])
-    groups = [[arith.bitcast(f32, r) for r in flat[i * size:(i + 1) * size]]
-              for i in range(len(groups))]
-    a_regs = dict(zip(keys, (flat[len(groups) * size + 4 * i:][:4]
-                             for i in range(len(keys)))))
+    acc_regs = [llvm.extractelement(r, _i32(0)) for r in acc.registers.flat]
+    fragments = _a_fragments(a_smem, k)
+    flat = _barrier([arith.bitcast(i32, r) for r in acc_regs]
+                    + [r for fragment in fragments for r in fragment])
+    acc_regs = [arith.bitcast(f32, r) for r in flat[:len(acc_regs)]]
+    a_regs = flat[len(acc_regs):]
     _asm("wgmma.fence.sync.aligned;")
     (b_desc, (_, (k_stride,))), (_, group_stride), _ = (
         mma_utils.create_descriptor(
@@ -180,14 +171,13 @@ def wgmma_a_m_major(acc, a_ref, b_ref):
         desc = llvm.add(b_desc, llvm.ConstantOp(i64, ir.IntegerAttr.get(
             i64, mma_utils.encode_addr(offset))).result,
                         overflow_flags=llvm.IntegerOverflowFlags.none)
-      for mi, group in enumerate(groups):
-        groups[mi] = _wgmma(group, a_regs[mi, q], desc, n)
+      acc_regs = _wgmma(acc_regs, a_regs[4 * q:4 * q + 4], desc, n)
     _asm("wgmma.commit_group.sync.aligned;")
     _asm("wgmma.wait_group.sync.aligned 0;")
     vec = ir.VectorType.get((1,), f32)
     registers = np.array(
         [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
-         for group in groups for r in group]).reshape(acc.registers.shape)
+         for r in acc_regs]).reshape(acc.registers.shape)
     return fa.FragmentedArray(
         _registers=registers, _layout=fa.WGMMA_LAYOUT_ACC_32BIT,
         _is_signed=None).to_layout(fa.WGMMA_LAYOUT)

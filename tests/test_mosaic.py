@@ -92,11 +92,16 @@ def test_explicit_configs(config, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Consumer tiles of 64x256, the width at which compiled TF32 reads an M-major
+# A through registers: split along M or N, one K-group or two.
 TF32_CONFIGS = [
-    pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, tile_k=32,
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                               wg_dimension="m", epi_tile_n=32, num_sms=4),
-    pallas_tiled.MosaicConfig(tile_m=128, tile_n=64, tile_k=64,
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                               max_concurrent_steps=2, wg_dimension="n",
+                              epi_tile_n=32, num_sms=4),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=64,
+                              max_concurrent_steps=2, wg_dimension="m",
                               epi_tile_n=32, num_sms=4),
 ]
 
