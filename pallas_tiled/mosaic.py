@@ -40,8 +40,12 @@ out with Mosaic GPU primitives (`plgpu`):
   Shapes that are multiples of 64 and at least a tile are never copied.
 * dtypes: bfloat16 and float16 (wgmma reads either operand in either major
   order, so operands stored transposed are staged as they are); float32 as
-  TF32 (XLA's default precision), whose wgmma needs both operands K-major, so
-  B is transposed to (N, K), in the same pass as its padding, unless it is
+  TF32 (XLA's default precision), whose wgmma reads shared memory only
+  K-major. Compiled, with 256-wide consumer tiles, an M-major A goes
+  through registers instead (`tf32_wgmma.py`), and a product of two
+  row-major operands runs as C^T = B^T A^T (B^T is an M-major A, A^T a
+  K-major B) with each tile stored transposed: no copies. Otherwise B is
+  transposed to (N, K), in the same pass as its padding, unless it is
   stored that way, and an A stored transposed is transposed back; float8
   (e4m3), whose wgmma also needs both operands K-major, likewise.
   Accumulation is always float32 (float8 wgmma adds with fewer bits, as
