@@ -236,10 +236,13 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
 
   a_ref: (batches, M, K) if `a_k_major` else (batches, K, M); b_ref:
   (batches, N, K) if `b_k_major` else (batches, K, N); o_ref: (problem.size,
-  M, N). Batch element g reads a[problem.a_index(g)], b[problem.b_index(g)].
-  With `promote_from` (a K-step), the products of that K-step and later
-  ones are each added into a float32 register sum (carried by the
-  pipeline) instead of into wgmma's accumulator.
+  M, N), or (problem.size, N, M) with `transposed_out`, which stores each
+  tile transposed. Batch element g reads a[problem.a_index(g)],
+  b[problem.b_index(g)]. With `promote_from` (a K-step), the products of
+  that K-step and later ones are each added into a float32 register sum
+  (carried by the pipeline) instead of into wgmma's accumulator. With
+  `a_in_registers` (TF32, A M-major), `tf32_wgmma` adds each K-step into an
+  accumulator value that the pipeline carries.
   """
   c = config
   dtype, out_dtype = a_ref.dtype, o_ref.dtype
@@ -610,11 +613,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       a_in_registers=a_in_registers, transposed_out=transposed_out)
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
-  out_shape = (p.size, n_out, m_out) if transposed_out else (p.size, m_out,
-                                                              n_out)
+  stored = (n_out, m_out) if transposed_out else (m_out, n_out)
   out = plgpu.kernel(
       kernel,
-      out_type=jax.ShapeDtypeStruct(out_shape, out_dtype),
+      out_type=jax.ShapeDtypeStruct((p.size, *stored), out_dtype),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,
@@ -625,9 +627,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=_interpret_params() if interpret else None,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
-  if transposed_out:
-    return relayout.relayout(out, shape=(p.n, p.m), interpret=interpret)
-  return relayout.relayout(out, shape=(p.m, p.n), interpret=interpret)
+  shape = (p.n, p.m) if transposed_out else (p.m, p.n)
+  return relayout.relayout(out, shape=shape, interpret=interpret)
 
 
 KERNEL = frontend.Kernel("mosaic", batched_product, select_config)
