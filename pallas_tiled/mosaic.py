@@ -262,8 +262,13 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
   b_index = (lambda ki: (0, ki)) if b_k_major else (lambda ki: (ki, 0))
 
   epi_m, epi_n = c.epi_tile
-  epi_slots = min(2, (c.tile_m * c.tile_n) // (epi_m * epi_n))
-  if swizzled_out:
+  # The epilogue stores (epi_m, piece_n) pieces of the accumulator; with
+  # `transposed_out`, as (piece_n, epi_m) tiles of its transpose.
+  piece_n = tf32_wgmma.WIDTH if transposed_out else epi_n
+  epi_slots = min(2, (c.tile_m * c.tile_n) // (epi_m * piece_n))
+  if transposed_out:
+    out_transforms = tf32_wgmma.smem_transforms()
+  elif swizzled_out:
     out_swizzle = _swizzle_bytes(epi_n * jnp.dtype(out_dtype).itemsize)
     out_transforms = _smem_transforms(out_swizzle, out_dtype)
   else:
@@ -303,33 +308,22 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     acc = acc.astype(out_dtype)
     row0 = wg * c.tile_m if split_m else 0
     col0 = wg * c.tile_n if split_n else 0
-    if transposed_out:  # acc^T, in (WIDTH, epi_m) pieces.
-      width = tf32_wgmma.WIDTH
-      for i in range(c.tile_m // epi_m):
-        for j in range(c.tile_n // width):
-          slot = (i * (c.tile_n // width) + j) % 2
-          plgpu.wait_smem_to_gmem(1, wait_read_only=True)
-          tf32_wgmma.store_transposed(
-              acc[i * epi_m:(i + 1) * epi_m, j * width:(j + 1) * width],
-              out_smem.at[wg, slot])
-          plgpu.commit_smem()
-          plgpu.copy_smem_to_gmem(
-              out_smem.at[wg, slot],
-              o_tile.at[pl.ds(col0 + j * width, width),
-                        pl.ds(row0 + i * epi_m, epi_m)])
-      return
     for i in range(c.tile_m // epi_m):
-      for j in range(c.tile_n // epi_n):
-        slot = (i * (c.tile_n // epi_n) + j) % epi_slots
+      for j in range(c.tile_n // piece_n):
+        slot = (i * (c.tile_n // piece_n) + j) % epi_slots
         # The store that last read this slot must be done before we refill.
         plgpu.wait_smem_to_gmem(epi_slots - 1, wait_read_only=True)
-        out_smem[wg, slot] = acc[i * epi_m:(i + 1) * epi_m,
-                                 j * epi_n:(j + 1) * epi_n]
+        piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
+        rows = pl.ds(row0 + i * epi_m, epi_m)
+        cols = pl.ds(col0 + j * piece_n, piece_n)
+        if transposed_out:  # o_tile is the transposed window.
+          tf32_wgmma.store_transposed(piece, out_smem.at[wg, slot])
+          window = o_tile.at[cols, rows]
+        else:
+          out_smem[wg, slot] = piece
+          window = o_tile.at[rows, cols]
         plgpu.commit_smem()
-        plgpu.copy_smem_to_gmem(
-            out_smem.at[wg, slot],
-            o_tile.at[pl.ds(row0 + i * epi_m, epi_m),
-                      pl.ds(col0 + j * epi_n, epi_n)])
+        plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
 
   def tile_views(loop_info):
     """GMEM windows of this step's output tile and its operand strips."""
@@ -353,11 +347,9 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
     return a, b, o_ref.at[g].at[rows, cols]
 
   loop_grid = (problem.size, m_iters * n_iters)
-  out_smem_type = plgpu.SMEM((wgs, epi_slots, epi_m, epi_n), out_dtype,
+  piece_shape = (piece_n, epi_m) if transposed_out else (epi_m, epi_n)
+  out_smem_type = plgpu.SMEM((wgs, epi_slots, *piece_shape), out_dtype,
                              transforms=out_transforms)
-  if transposed_out:
-    out_smem_type = plgpu.SMEM((wgs, 2, tf32_wgmma.WIDTH, epi_m), out_dtype,
-                               transforms=tf32_wgmma.smem_transforms())
 
   if c.warp_specialized:
     # A cluster along M shares B's strip, one along N shares A's: each CTA
@@ -481,17 +473,41 @@ def _kernel(a_ref, b_ref, o_ref, *, config, m, n, k, problem, a_k_major,
   plgpu.wait_smem_to_gmem(0, wait_read_only=True)
 
 
-def _transposed_store_adds_copy(m, n, config) -> bool:
-  """Whether storing a float32 (m, n) output transposed (swizzled, so whole
-  (8, 32) tiles) needs a padded copy where the plain store does not (lane
-  stores rows of 16-byte multiples in place). Such a copy costs more than
-  it saves: 3000x5000x700 took 111.7 us against 83.9 on an H200."""
-  needs = lambda rows, cols, width: rows % 8 or cols % width
+def _output_extent(m, n, config, out_dtype, transposed):
+  """(m_out, n_out, swizzled): the extents over which the kernel stores an
+  (m, n) product, into an (m_out, n_out) array or, with `transposed`, an
+  (n_out, m_out) one, and whether it stores through swizzled shared memory.
+
+  A swizzled store makes TMA view the output as (8, width) tiles, so a
+  ragged output is padded to whole ones (and cut afterwards); the lane
+  lowering stores rows of 16-byte multiples unswizzled, in place; the
+  transposed store (float32, tf32_wgmma) is always swizzled. Every output
+  spans at least one cluster (or CTA) tile: on an H200, outputs narrower
+  than a consumer's tile (N <= 33 here) came out unwritten (warpgroup
+  lowering; lane is padded alike, untested).
+  """
+  cluster_m, cluster_n = config.cluster_tile
+  itemsize = jnp.dtype(out_dtype).itemsize
+  width = _swizzle_bytes(config.epi_tile[1] * itemsize) // itemsize
+  if transposed:
+    return (max(_round_up(m, tf32_wgmma.WIDTH), cluster_m),
+            max(_round_up(n, 8), cluster_n), True)
   if config.lowering == "lane":
-    plain = n % (_TMA_ALIGN_BYTES // 4)
-  else:
-    plain = needs(m, n, tf32_wgmma.WIDTH)
-  return bool(needs(m, n, tf32_wgmma.WIDTH)) and not plain
+    m_out = max(m, cluster_m)
+    n_out = max(_round_up(n, _TMA_ALIGN_BYTES // itemsize), cluster_n)
+    return m_out, n_out, m_out % 8 == 0 and n_out % width == 0
+  return (max(_round_up(m, 8), cluster_m), max(_round_up(n, width), cluster_n),
+          True)
+
+
+def _transposed_store_adds_copy(m, n, config) -> bool:
+  """Whether storing a float32 (m, n) output transposed needs a padded copy
+  where the plain store does not. Such a copy costs more than it saves:
+  3000x5000x700 took 111.7 us against 83.9 on an H200. (Transposed, the
+  kernel's product is (n, m).)"""
+  plain = _output_extent(m, n, config, jnp.float32, False)[:2] != (m, n)
+  transposed = _output_extent(n, m, config, jnp.float32, True)[:2] != (n, m)
+  return transposed and not plain
 
 
 def _round_up(x, multiple):
@@ -582,27 +598,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   a, b = relayout.relayout_all([a, b], shapes=shapes,
                                transposes=(transpose_a, transpose_b),
                                interpret=interpret)
-  # The output tile is stored through swizzled shared memory, which makes
-  # TMA view the output as (8, out_width) tiles too: a ragged output is
-  # padded to that (and sliced afterwards).
-  epi_m, epi_n = c.epi_tile
-  out_width = _swizzle_bytes(epi_n * out_dtype.itemsize) // out_dtype.itemsize
-  # Both lowerings get outputs of at least one whole cluster (or CTA) tile:
-  # on an H200, outputs narrower than a consumer's tile (N <= 33 here) came
-  # out unwritten (warpgroup lowering; lane is padded alike, untested).
-  if transposed_out:  # The kernel stores (n_out, m_out), swizzled.
-    n_out = max(_round_up(n_out, 8), cluster_n)
-    m_out = max(_round_up(m_out, tf32_wgmma.WIDTH), cluster_m)
-    swizzled_out = True
-  elif c.lowering == "lane":
-    n_out = max(_round_up(n_out, _TMA_ALIGN_BYTES // out_dtype.itemsize),
-                cluster_n)
-    m_out = max(m_out, cluster_m)
-    swizzled_out = m_out % 8 == 0 and n_out % out_width == 0
-  else:
-    m_out = max(_round_up(m_out, 8), cluster_m)
-    n_out = max(_round_up(n_out, out_width), cluster_n)
-    swizzled_out = True
+  m_out, n_out, swizzled_out = _output_extent(m_out, n_out, c, out_dtype,
+                                              transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])

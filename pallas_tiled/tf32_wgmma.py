@@ -24,8 +24,10 @@ from jaxlib.mlir.dialects import llvm
 from jaxlib.mlir.dialects import memref
 import numpy as np
 
-SWIZZLE = 128  # Bytes.
-WIDTH = SWIZZLE // 4  # float32 elements per swizzled row.
+from pallas_tiled import config as config_lib
+
+SWIZZLE = config_lib.SWIZZLE_BYTES
+WIDTH = config_lib.swizzle_elements(jnp.float32)  # Per swizzled row.
 _K_INSTR = 8  # K of one TF32 wgmma instruction.
 _M_INSTR = 64  # M of one wgmma instruction (a warpgroup's 4 x 16 rows).
 
@@ -117,9 +119,8 @@ def _wgmma(acc, a, b_desc, n):
          f" p, {scale_a}, {scale_b}; }}\n")
   constraints = ",".join(["=f"] * count + [str(i) for i in range(count)]
                          + ["r"] * 4 + ["l", "n", "n", "n"])
-  one = llvm.ConstantOp(ir.IntegerType.get_signless(32),
-                        ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
-                                           1)).result
+  i32 = ir.IntegerType.get_signless(32)
+  one = llvm.ConstantOp(i32, ir.IntegerAttr.get(i32, 1)).result
   out = llvm.inline_asm(
       llvm.StructType.get_literal([f32] * count),
       [*acc, *a, b_desc, one, one, one], ptx, constraints, asm_dialect=0,

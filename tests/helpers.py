@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import accuracy
+from pallas_tiled import batching
 
 ON_GPU = jax.default_backend() == "gpu"
 FLOAT8 = jnp.float8_e4m3fn
@@ -29,6 +30,22 @@ def random_operands(rng, m, n, k, dtype):
 
 
 as_f64 = accuracy.as_float64
+
+
+def stored_product(batched_product, a, b, *, transpose_a, transpose_b,
+                   config):
+  """A kernel's `batched_product` of a @ b with a stored (K, M) if
+  `transpose_a` and b stored (N, K) if `transpose_b`, as the backward reads
+  them: compiled on a GPU, interpreted on a CPU."""
+  a_stored = a.T if transpose_a else a
+  b_stored = b.T if transpose_b else b
+  problem = batching.BatchedProblem.from_shapes(
+      a_stored.shape, b_stored.shape, transpose_a=transpose_a,
+      transpose_b=transpose_b)
+  out = batched_product(
+      a_stored[None], b_stored[None], problem=problem, config=config,
+      precision=None, out_dtype=a.dtype, interpret=not ON_GPU)
+  return out[0]
 
 
 def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):

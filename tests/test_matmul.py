@@ -15,7 +15,6 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
-from pallas_tiled import batching
 from pallas_tiled import tiled
 from tests import helpers
 
@@ -219,12 +218,7 @@ def test_transposed_operand_kernels(config, transposes, rng):
   in place; every knob must hold for them too."""
   transpose_a, transpose_b = transposes
   a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
-  a_stored = a.T if transpose_a else a
-  b_stored = b.T if transpose_b else b
-  problem = batching.BatchedProblem.from_shapes(
-      a_stored.shape, b_stored.shape, transpose_a=transpose_a,
-      transpose_b=transpose_b)
-  out = tiled.batched_product(
-      a_stored[None], b_stored[None], problem=problem, config=config,
-      precision=None, out_dtype=jnp.bfloat16, interpret=not helpers.ON_GPU)
-  helpers.assert_matmul_close(out[0], a, b)
+  out = helpers.stored_product(tiled.batched_product, a, b,
+                               transpose_a=transpose_a,
+                               transpose_b=transpose_b, config=config)
+  helpers.assert_matmul_close(out, a, b)

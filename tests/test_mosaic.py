@@ -116,17 +116,11 @@ def test_tf32_in_every_stored_layout(config, layout, rng):
   """TF32 with either operand stored transposed. Compiled, an M-major A is
   read through registers (tf32_wgmma; "nn" runs as C^T = B^T A^T and is
   stored transposed); interpreted, both operands are staged K-major."""
-  transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
   a, b = helpers.random_operands(rng, 200, 136, 160, jnp.float32)
-  a_stored = a.T if transpose_a else a
-  b_stored = b.T if transpose_b else b
-  problem = batching.BatchedProblem.from_shapes(
-      a_stored.shape, b_stored.shape, transpose_a=transpose_a,
-      transpose_b=transpose_b)
-  out = mosaic.batched_product(
-      a_stored[None], b_stored[None], problem=problem, config=config,
-      precision=None, out_dtype=jnp.float32, interpret=not helpers.ON_GPU)
-  helpers.assert_matmul_close(out[0], a, b)
+  out = helpers.stored_product(
+      mosaic.batched_product, a, b, transpose_a=layout[0] == "t",
+      transpose_b=layout[1] == "t", config=config)
+  helpers.assert_matmul_close(out, a, b)
 
 
 def test_tf32_wgmma_rejects_unsupported_tiles():
