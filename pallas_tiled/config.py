@@ -37,6 +37,9 @@ SHARED_MEMORY_LIMIT_BYTES = {
     (10, 0): 227 * 1024,
     (12, 0): 99 * 1024,
 }
+# What Mosaic GPU allocates in shared memory besides a kernel's buffers: the
+# pipeline's barriers (64 bytes with 4 stages on an H200), with room to spare.
+_BARRIER_BYTES = 1024
 
 # tl.dot needs every dimension of both operands to be at least 16.
 MIN_DOT_DIM = 16
@@ -432,7 +435,8 @@ class MosaicConfig:
   backend = "mosaic"  # Not a field: which backend runs this config.
 
   def shared_memory_bytes(self, dtype, out_dtype) -> int:
-    """Pipeline buffers plus the double-buffered epilogue, per CTA."""
+    """Pipeline buffers plus the double-buffered epilogue, per CTA, plus an
+    allowance for the pipeline's barriers."""
     cta_m, cta_n = self.cta_tile
     operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
                 * np.dtype(dtype).itemsize)
@@ -440,7 +444,8 @@ class MosaicConfig:
     slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
     epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
                 * np.dtype(out_dtype).itemsize)
-    return operands + epilogue
+    return operands + epilogue + _BARRIER_BYTES
+
 
 
 # Relative throughput of one CTA tile by its area (elements), measured on an
@@ -513,6 +518,27 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
                           epi_tile_n=min(epi_n, 64))))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
+
+
+def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
+  """`config`, made to fit in Hopper's shared memory with `out_dtype`
+  outputs: its epilogue pieces narrowed to 128 bytes of out_dtype, then its
+  stages lowered (to 2 at least) until it fits.
+
+  Tuned entries are measured with outputs of the input dtype; a wider
+  output doubles or quadruples their epilogue buffers. bfloat16 4096^3's
+  H200 entry with preferred_element_type=float32 took 262208 bytes, over
+  232448, and failed to compile; with 32-wide pieces it takes about 230400.
+  """
+  limit = SHARED_MEMORY_LIMIT_BYTES[(9, 0)]
+  fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= limit
+  width = swizzle_elements(out_dtype)
+  if not fits(config) and config.epi_tile[1] > width:
+    config = dataclasses.replace(config, epi_tile_n=width)
+  while not fits(config) and config.max_concurrent_steps > 2:
+    config = dataclasses.replace(
+        config, max_concurrent_steps=config.max_concurrent_steps - 1)
+  return config
 
 
 def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:

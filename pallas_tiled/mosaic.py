@@ -138,7 +138,9 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   (bfloat16 3072^3 with 4096^3's 128x256 tiles: 2.2 waves, 0.76x
   jnp.matmul). Such an entry gives way to the heuristic where
   `mosaic_wave_cost` predicts the heuristic's tile faster by more than
-  `_REFIT_MARGIN` (3072^3: 0.90x).
+  `_REFIT_MARGIN` (3072^3: 0.90x). Whichever config is chosen is fitted to
+  the output dtype's shared memory (`config.fit_mosaic_config`): entries
+  are tuned with outputs of the input dtype.
   """
   promoted = runs_tf32x3(dtype, precision)
   default = functools.partial(config_lib.default_mosaic_config, m, n, k,
@@ -150,9 +152,10 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
     cost = lambda c: config_lib.mosaic_wave_cost(c, m, n)
     return cost(config) <= _REFIT_MARGIN * cost(default())
 
-  return tuning_cache.select_config(
+  config = tuning_cache.select_config(
       "mosaic", m, n, k, dtype, precision, auto=auto, default=default,
       fits=fits)
+  return config_lib.fit_mosaic_config(config, dtype, out_dtype)
 
 
 def _swizzle_bytes(*minor_bytes: int) -> int:

@@ -18,8 +18,10 @@ import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import backends
 from pallas_tiled import batching
+from pallas_tiled import config as config_lib
 from pallas_tiled import mosaic
 from pallas_tiled import tf32_wgmma
+from pallas_tiled import tuning_cache
 from pallas_tiled import validation
 from tests import helpers
 
@@ -215,6 +217,68 @@ def test_clusters_lower_for_cuda(dtype, cluster):
       interpret=False)
   assert "cluster_block_id" in traced.lower(
       lowering_platforms=("cuda",)).as_text()
+
+
+def _shipped_mosaic_entries():
+  """(dtype, config) of every Mosaic entry in the H200's shipped table."""
+  table = tuning_cache.shipped_table("NVIDIA H200")
+  return [(jnp.dtype(key.split("|")[2]), table.lookup(key))
+          for key, entry in sorted(table.entries.items())
+          if entry["backend"] == "mosaic"]
+
+
+def test_shipped_entries_fit_wider_outputs():
+  """Tuned entries are measured with outputs of their input dtype; selected
+  for float32 outputs (preferred_element_type), they are narrowed until
+  they fit in shared memory, and left alone where they fit already."""
+  entries = _shipped_mosaic_entries()
+  assert len(entries) > 20
+  wider = 0
+  for dtype, config in entries:
+    assert config_lib.fit_mosaic_config(config, dtype, dtype) == config
+    fitted = config_lib.fit_mosaic_config(config, dtype, jnp.float32)
+    config_lib.check_mosaic_config(fitted, dtype, jnp.float32)
+    wider += fitted != config
+  assert wider  # bfloat16's 4096^3 entry, for one, needs narrowing.
+
+
+def test_tuned_entry_lowers_with_float32_outputs(monkeypatch):
+  """bfloat16 with preferred_element_type=float32, on the H200 table's
+  4096^3 entry (64x64 epilogue pieces): 262208 bytes of shared memory
+  unfitted, which Mosaic GPU refused, as it did on the H200."""
+  dtype = jnp.dtype(jnp.bfloat16)
+  entry = tuning_cache.shipped_table("NVIDIA H200").lookup(
+      tuning_cache.cache_key("NVIDIA H200", "mosaic", dtype, None, 4096,
+                             4096, 4096))
+  monkeypatch.setattr(tuning_cache, "select_config",
+                      lambda *args, **kwargs: entry)
+  config = mosaic.select_config(4096, 4096, 4096, dtype, None,
+                                out_dtype=jnp.float32)
+  assert config.epi_tile_n == 32 and config.tile_n == entry.tile_n
+  a = jax.ShapeDtypeStruct((1, 512, 512), dtype)
+  problem = batching.BatchedProblem.from_shapes(a.shape, a.shape)
+  traced = mosaic.batched_product.trace(
+      a, a, problem=problem, config=config, precision=None,
+      out_dtype=jnp.float32, interpret=False)
+  assert "pallas_tiled_mosaic_matmul" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
+
+
+@pytest.mark.skipif(not helpers.ON_GPU,
+                    reason="the H200 table's entries are selected on a GPU")
+@pytest.mark.parametrize("shape", [(2048, 2048, 2048), (4096, 4096, 4096),
+                                   (2047, 8191, 1023)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16, helpers.FLOAT8],
+                         ids=lambda d: jnp.dtype(d).name)
+def test_float32_outputs_on_tuned_shapes(dtype, shape, rng):
+  """Shapes whose tuned entries overflowed shared memory with float32
+  outputs, compiled. Before fit_mosaic_config, each shape failed on the
+  H200 for one of these dtypes or more (f16 2048^3, all three at 4096^3 and
+  2047x8191x1023)."""
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  out = mosaic_matmul(a, b, preferred_element_type=jnp.float32)
+  helpers.assert_matmul_close(out, a, b, out_dtype=jnp.float32)
 
 
 HIGHEST_CONFIGS = [
