@@ -1,4 +1,7 @@
 """Untiled operand staging (no pads for 16-byte-aligned ragged rows) vs pads."""
+# The log holds two runs: the first with the correctness section on (for dt in
+# (jnp.bfloat16, jnp.float16)) and tile_k 64 variants on the table tile; the
+# second, this version, with the wg_dimension="m" variants.
 import dataclasses, os, statistics, subprocess, sys
 import jax, jax.numpy as jnp, numpy as np
 from jax.experimental.mosaic.gpu import profiler
