@@ -447,7 +447,6 @@ class MosaicConfig:
     return operands + epilogue + _BARRIER_BYTES
 
 
-
 # Relative throughput of one CTA tile by its area (elements), measured on an
 # H200 as whole-kernel speed with the SMs equally busy (bfloat16 6144^3 and
 # 3072x8192x3072: 128x128 CTA tiles at 0.92-0.96x of 128x256; 1024^3 and
