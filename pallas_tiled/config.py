@@ -340,7 +340,7 @@ class MosaicConfig:
   lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
     differ only for outputs that are not a whole number of (8, 128-byte)
     tiles: warpgroup pads such outputs and slices them afterwards, lane
-    stores them unswizzled.
+    stores them in place (rows of 16-byte multiples).
   """
 
   tile_m: int = 128
@@ -492,9 +492,10 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
     in registers (64x256 consumers spill: 2.3x slower at 4096^3). As
     fast as two 128x64 consumers to 2048^3, 11-19% faster from 4096^3.
   * Outputs that are not whole (8 x 128-byte) tiles but whose rows are
-    16-byte multiples: the "lane" lowering, which stores them unswizzled,
+    16-byte multiples: the "lane" lowering, which stores them in place,
     instead of padding them and cutting them to shape afterwards
-    (3000x5000x700 bfloat16: 51.7 us against 64.6).
+    (3000x5000x700 bfloat16: 51.7 us against 64.6, before its stores were
+    swizzled).
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   del k  # Every K is pipelined the same way.

@@ -166,6 +166,31 @@ def test_pipelines_within_and_across_tiles(stages, across, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("dtype, out_dtype, epi_tile_n", [
+    (jnp.bfloat16, jnp.bfloat16, 64),  # 128-byte pieces: 128-byte swizzle.
+    (jnp.bfloat16, jnp.bfloat16, 32),  # 64 bytes.
+    (jnp.float16, jnp.float16, 16),  # 32 bytes.
+    (jnp.bfloat16, jnp.float32, 32),  # 128 bytes of float32.
+    (jnp.float32, jnp.float32, 64),  # 256 bytes: stored unswizzled.
+], ids=["bf16-128B", "bf16-64B", "f16-32B", "bf16-to-f32-128B", "f32-256B"])
+def test_lane_stores_ragged_rows_in_place(dtype, out_dtype, epi_tile_n, rng):
+  """An output of 131 x 1000 elements is no whole number of (8, 128-byte)
+  tiles, but its rows are 16-byte multiples: the lane lowering stores it in
+  place, each epilogue piece through swizzled, untiled shared memory as one
+  2-D TMA box that the array's edges clip."""
+  m, n, k = 131, 1000, 96
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(m, n, k, dtype, out_dtype),
+      lowering="lane", epi_tile_n=epi_tile_n)
+  assert mosaic._output_extent(m, n, config, out_dtype, False) == (
+      m, n, False)
+  a, b = helpers.random_operands(rng, m, n, k, dtype)
+  out = helpers.call_with_poisoned_output(
+      pallas_tiled.matmul, a, b, config=config,
+      preferred_element_type=out_dtype)
+  helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
+
+
 @pytest.mark.parametrize("shape, dtype, lowering", [
     ((3000, 5000, 700), jnp.bfloat16, "lane"),  # 10000-byte rows.
     ((1000, 1000, 1000), jnp.float32, "lane"),  # 4000-byte rows.
