@@ -37,6 +37,12 @@ _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS = (64, 64), 8
 # 8.9 us at 1024^2 and 2048^2 (ours 2.3, 9.4); ours 32.8 and 114.5 us at
 # 4096^2 and 4096x14336 (XLA's 33.6, 121.8).
 _XLA_TRANSPOSE_BELOW = 1 << 23
+# Pads of rows that are not 16-byte multiples, which Triton loads element by
+# element: alone, XLA's pad was faster (1023x8191 bfloat16: 11.5 us vs 13.0);
+# sharing a launch with the other operand's copy, ours (2047x8191x1023:
+# 13.7 us for both, XLA's two 15.3; 3000x5000x700: 6.7 vs 9.1), except on
+# the largest arrays (4097^2: XLA 21.5 us, ours 22.1).
+_XLA_UNALIGNED_PAD_FROM = 1 << 24
 
 
 def _mask(i, j, block, size, span):
@@ -113,12 +119,14 @@ def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
 
   Two kinds of copy are XLA's, which was faster at them: a plain transpose
   of fewer than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows
-  that are not 16-byte multiples (which Triton loads element by element).
+  that are not 16-byte multiples (which Triton loads element by element)
+  where it would be the launch's only copy or has `_XLA_UNALIGNED_PAD_FROM`
+  elements or more.
   So are all copies compiled on a machine without a GPU (lowering for CUDA
   from a CPU, e.g. jax.export): jax 0.11 lowers Triton kernels only with a
   GPU present. An x already of its shape is returned as it is.
   """
-  out, pallas = list(xs), []
+  out, pallas, unaligned_pads = list(xs), [], []
   for index, (x, shape, transpose) in enumerate(zip(xs, shapes, transposes)):
     shape = tuple(shape)
     _, rows, cols = x.shape
@@ -127,16 +135,20 @@ def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
     plain_transpose = transpose and shape == (cols, rows)
     plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
     # Padding bfloat16 operands in the suites: rows of 16-byte multiples,
-    # ours was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0);
-    # other rows, XLA's (4097^2: 21.6 vs 24.3; 1023x8191: 11.5 vs 13.0; but
-    # 3000x700: 4.1 vs 3.4).
+    # ours was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0).
     unaligned_rows = cols % config_lib.rows_alignment(x.dtype)
     if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
-        or (plain_pad and unaligned_rows)
+        or (plain_pad and unaligned_rows and x.size >= _XLA_UNALIGNED_PAD_FROM)
         or (not interpret and jax.default_backend() != "gpu")):
       out[index] = _xla_relayout(x, shape, transpose)
     else:
       pallas.append(index)
+      if plain_pad and unaligned_rows:
+        unaligned_pads.append(index)
+  if len(pallas) == 1 and pallas == unaligned_pads:  # Alone: XLA's.
+    out[pallas[0]] = _xla_relayout(xs[pallas[0]], tuple(shapes[pallas[0]]),
+                                   False)
+    pallas = []
   if pallas:
     copied = copy_all([xs[i] for i in pallas],
                       shapes=tuple(tuple(shapes[i]) for i in pallas),

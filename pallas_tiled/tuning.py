@@ -110,8 +110,10 @@ def _passing(candidates, check) -> list:
 def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
   128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
-  pipeline depths, of 128x64 (two 64x64, 256-byte K-tiles), and the tile
-  orders and the cluster that came close on an H200 (BUILD_NOTES.md).
+  pipeline depths, of 128x64 (two 64x64, 256-byte K-tiles), of 128x192
+  (fewer waves where a dimension just passes a multiple of 128, e.g.
+  4097^3), and the tile orders and the cluster that came close on an H200
+  (BUILD_NOTES.md).
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers)."""
   promoted = mosaic.runs_tf32x3(dtype, precision)
@@ -129,7 +131,8 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
         MosaicConfig(max_concurrent_steps=stages, **base)]
   candidates += [
       dataclasses.replace(wide, grid_minor_dim="m"),
-      dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m")]
+      dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
+      dataclasses.replace(wide, tile_n=192, max_concurrent_steps=4)]
   for stages in (4, 5):
     candidates += [
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **base),

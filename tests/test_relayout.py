@@ -3,6 +3,7 @@ padding, cutting and transposing, with odd sizes, several blocks each way,
 whole blocks (no masks) and a batch axis. Compiled on a GPU, interpreted on
 a CPU (where unwritten elements show as NaN)."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -82,3 +83,21 @@ def test_relayout_all_copies_only_what_needs_it(rng):
   assert same is x
   np.testing.assert_array_equal(np.asarray(padded),
                                 _expected(y, (8, 64), False))
+
+
+@pytest.mark.parametrize("count, launches", [(1, 0), (2, 1)],
+                         ids=["alone-xla", "pair-one-launch"])
+def test_unaligned_pads_share_a_launch_or_go_to_xla(count, launches, rng):
+  """Pads of rows that are not 16-byte multiples (1029 bfloat16 elements):
+  alone, XLA's; two, one Pallas launch for both (faster on an H200 than
+  XLA's two, BUILD_NOTES.md issue 5 step 35). Either way, exact."""
+  xs = [helpers.random_array(rng, (1, 37, 1029), jnp.bfloat16)
+        for _ in range(count)]
+  kwargs = dict(shapes=[(40, 1088)] * count, transposes=[False] * count,
+                interpret=not helpers.ON_GPU)
+  jaxpr = str(jax.make_jaxpr(
+      lambda *xs: relayout.relayout_all(list(xs), **kwargs))(*xs))
+  assert jaxpr.count("pallas_call") == launches
+  for x, out in zip(xs, relayout.relayout_all(xs, **kwargs)):
+    np.testing.assert_array_equal(np.asarray(out, np.float32),
+                                  _expected(x, (40, 1088), False))
