@@ -236,11 +236,14 @@ def test_mosaic_candidates_are_valid_unique_and_start_with_the_heuristic(
   candidates = tuning.candidate_configs(*shape, dtype, backend="mosaic")
   assert candidates[0] == config_lib.default_mosaic_config(*shape, dtype)
   assert len(candidates) == len(set(candidates))
-  assert 6 <= len(candidates) <= 14
+  assert 6 <= len(candidates) <= 15
   for c in candidates:
     config_lib.check_mosaic_config(c, dtype, dtype)
-    # K-tiles of the 128-byte swizzle; two of them for 64x64 consumers.
-    width = 256 if (c.tile_m, c.tile_n) == (64, 64) else 128
+    # K-tiles of the 128-byte swizzle; two of them for 64x64 consumers and
+    # for the two-stage 64x256 ones.
+    two = (c.tile_m, c.tile_n) == (64, 64) or (
+        (c.tile_m, c.tile_n, c.max_concurrent_steps) == (64, 256, 2))
+    width = 256 if two else 128
     assert c.tile_k * jnp.dtype(dtype).itemsize == width
 
 
