@@ -114,9 +114,8 @@ def _mosaic_candidates(m, n, k, dtype, precision) -> list[MosaicConfig]:
   (fewer waves where a dimension just passes a multiple of 128, e.g.
   4097^3), of 128x256 with 256-byte K-tiles in two stages (half the
   barrier round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200,
-  TF32 1-8% slower),
-  and the tile orders and the cluster that came close on an H200
-  (BUILD_NOTES.md).
+  TF32 1-8% slower), and the tile orders and the cluster that came close
+  on an H200 (BUILD_NOTES.md).
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers)."""
   promoted = mosaic.runs_tf32x3(dtype, precision)
