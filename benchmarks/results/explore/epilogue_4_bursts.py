@@ -1,0 +1,56 @@
+# Runs on main (1b4b73f) with epilogue_probe.diff applied to pallas_tiled/mosaic.py.
+"""Why the TMA stores cost 1-4%: the table's entry (T) as is; without the
+stores (nostore); with every tile stored to the output's first tile
+(samestore: the same TMA work, but the writes stay in L2); and with CTAs
+started (sm % D) * X ns apart (desync DxX), so their epilogues do not all
+fall at once. Timing only where the output is wrong.
+5 rounds, order rotated, CUPTI medians."""
+import dataclasses, statistics, sys
+import jax, jax.numpy as jnp
+import pallas_tiled as pt
+from pallas_tiled import mosaic, timing
+CASES = [("bfloat16", (4096, 14336, 4096)), ("float16", (4096, 4096, 4096)),
+         ("bfloat16", (8192, 8192, 8192))]
+if len(sys.argv) > 1:
+  CASES = CASES[:int(sys.argv[1])]
+R = dataclasses.replace
+VARIANTS = {
+    "T": ("full", None),
+    "T nostore": ("nostore", None),
+    "T samestore": ("samestore", None),
+    "desync 4x2us": ("full", (4, 2000)),
+    "desync 8x1us": ("full", (8, 1000)),
+    "desync 2x10us": ("full", (2, 10000)),
+}
+for dtype, (m, n, k) in CASES:
+  ka, kb = jax.random.split(jax.random.key(m + n + k))
+  a = jax.random.normal(ka, (m, k), jnp.float32).astype(dtype)
+  b = jax.random.normal(kb, (k, n), jnp.float32).astype(dtype)
+  ref = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
+                   precision="highest")
+  c0 = mosaic.select_config(m, n, k, jnp.dtype(dtype), None,
+                            out_dtype=jnp.dtype(dtype), auto=True)
+  fns, errs, labels = {"jnp": jax.jit(jnp.matmul)}, {}, {}
+  for name, (mode, desync) in VARIANTS.items():
+    mosaic._EPI_MODE, mosaic._DESYNC = mode, desync; jax.clear_caches()
+    c = c0; labels[name] = c.label
+    try:
+      f = jax.jit(lambda a, b, c=c: pt.matmul(a, b, config=c, backend="mosaic")).lower(a, b).compile()
+      out = f(a, b).astype(jnp.float32)
+      errs[name] = float(jnp.linalg.norm(out - ref) / jnp.linalg.norm(ref))
+      fns[name] = f
+    except Exception as e:  # report and go on
+      print(f"   {name}: FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
+  names = list(fns)
+  res = {v: [] for v in names}
+  for rep in range(5):
+    order = names[rep % len(names):] + names[:rep % len(names)]
+    for v in order:
+      _, totals, _ = timing._cupti_times(fns[v], (a, b), 20)
+      res[v].append(statistics.median(totals) * 1e3)
+  med = {v: statistics.median(r) for v, r in res.items()}
+  base = med["T"]
+  print(f"{dtype:9s} {m}x{n}x{k}: jnp {med['jnp']:.1f} us", flush=True)
+  for v in names[1:]:
+    print(f"   {v:18s} {labels[v]:42s} {med[v]:8.1f} us  speedup vs T {base/med[v]:.4f}  vs jnp {med['jnp']/med[v]:.4f}  err {errs[v]:.1e}  raw {['%.1f' % t for t in res[v]]}", flush=True)
+  print(f"   jnp raw {['%.1f' % t for t in res['jnp']]}", flush=True)
