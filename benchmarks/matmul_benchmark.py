@@ -119,6 +119,12 @@ _INTERPRET = flags.DEFINE_enum(
     "Pallas interpret mode; auto interprets exactly when there is no GPU.")
 _ITERS = flags.DEFINE_integer("iters", 20, "Timed runs per case (median).")
 _WARMUP = flags.DEFINE_integer("warmup", 3, "Untimed runs per case first.")
+_SUSTAIN = flags.DEFINE_float(
+    "sustain_s", 0.0,
+    "Seconds each case then runs back to back before it is timed, so that"
+    " GPU clocks settle where sustained load holds them (an H200 at its"
+    " power cap); 0 times each case right after its warmup runs.",
+    lower_bound=0.0)
 _CHECK = flags.DEFINE_bool("check", True,
                            "Check each result against a reference.")
 _JSON_OUT = flags.DEFINE_string("json_out", None, "Write rows as JSON here.")
@@ -161,6 +167,7 @@ class Row:
   device: str = ""
   jax_version: str = jax.__version__
   timing: str = ""
+  sustain_s: float = 0.0  # Back-to-back seconds before timing (--sustain_s).
   # (kernel name, median us) for each kernel of one call (CUPTI only).
   kernels: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
@@ -300,7 +307,8 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
             config_label=config.label if config else "-",
             precision=_PRECISION.value,
             platform=jax.default_backend(), device=device,
-            interpret=bool(interpret) and base not in ("xla", JAX_EXAMPLE))
+            interpret=bool(interpret) and base not in ("xla", JAX_EXAMPLE),
+            sustain_s=_SUSTAIN.value)
   if isinstance(config, pallas_tiled.TileConfig):
     row.num_programs = (problem.batch * -(-m // config.block_m)
                         * -(-n // config.block_n) * config.split_k)
@@ -322,7 +330,7 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
     fn = _timed_function(impl, problem, **kwargs)
   try:
     result = timing.measure(fn, problem.a, problem.b, iterations=_ITERS.value,
-                            warmup=_WARMUP.value)
+                            warmup=_WARMUP.value, sustain_s=_SUSTAIN.value)
     row.timing, row.iterations = result.method, result.iterations
     if _CHECK.value:
       _check(row, problem, result.result, precision, fwd_bwd)

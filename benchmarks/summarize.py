@@ -39,9 +39,12 @@ def summarize(report) -> str:
   ratio = "tiled (triton)" in impls and "naive" in impls
   names = [("jnp.matmul" + impl[3:]) if impl.startswith("xla") else impl
            for impl in impls]
+  sustained = sorted({r.get("sustain_s", 0) for r in rows} - {0})
+  regime = (f" after {', '.join(f'{s:g}' for s in sustained)} s of each case"
+            " run back to back" if sustained else "")
   lines = [f"{meta['device']}, jax {meta['jax_version']}, {meta['date']},"
-           f" {meta['timing']} timing. TFLOP/s; in brackets, over jnp.matmul"
-           " doing the same work.",
+           f" {meta['timing']} timing{regime}. TFLOP/s; in brackets, over"
+           " jnp.matmul doing the same work.",
            "",
            "| shape | dtype | " + " | ".join(names)
            + (" | tiled / naive |" if ratio else " |"),

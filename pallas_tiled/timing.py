@@ -36,7 +36,7 @@ def _cupti_times(f, args, iterations):
 
 
 def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
-            budget_s: float = 5.0) -> Timing:
+            budget_s: float = 5.0, sustain_s: float = 0.0) -> Timing:
   """Median time of `f(*args)` after `warmup` calls (which also compile).
 
   On a GPU this is the sum of the kernels' CUPTI times per call, so padding or
@@ -44,7 +44,15 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
   call with block_until_ready: interpret-mode numbers, not kernel speed.
   Slow calls get fewer iterations (at least 3) so a case stays near
   `budget_s`.
+
+  With `sustain_s`, `f` then runs back to back for that many seconds before
+  it is timed, so that the GPU's clocks settle where sustained load holds
+  them: an H200 held at its 700 W power cap runs its SMs near 1.5 GHz, and
+  kernels that tie from a cold start can differ there (BUILD_NOTES.md).
   """
+  if not sustain_s >= 0:
+    raise ValueError(f"sustain_s={sustain_s!r}: must be a number of seconds"
+                     " >= 0.")
   f = jax.jit(f)
   elapsed = float("inf")
   for _ in range(max(1, warmup)):
@@ -52,6 +60,11 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
     jax.block_until_ready(f(*args))
     elapsed = time.perf_counter() - start
   iterations = max(3, min(iterations, int(budget_s / max(elapsed, 1e-9))))
+  deadline = time.perf_counter() + sustain_s
+  while time.perf_counter() < deadline:
+    for _ in range(8):  # Queued back to back; the stream runs them in order.
+      result = f(*args)
+    jax.block_until_ready(result)
   if jax.default_backend() == "gpu":
     result, times_ms, kernels = _cupti_times(f, args, iterations)
     return Timing(statistics.median(times_ms) * 1e3, "cupti", iterations,

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 from absl.testing import flagsaver
+import jax
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -40,8 +41,10 @@ def test_flags_parse(benchmark_module):
   with flagsaver.flagsaver():
     flags(["matmul_benchmark", "--impls=tiled,xla", "--dtypes=float16",
            "--shapes=16x8192x8192,7x7x7", "--sweep_tiles", "--iters=5",
-           "--nocheck", "--precision=highest", "--json_out=r.json"])
+           "--nocheck", "--precision=highest", "--json_out=r.json",
+           "--sustain_s=2.5"])
     assert flags.impls == ["tiled", "xla"]
+    assert flags.sustain_s == 2.5
     assert flags.dtypes == ["float16"]
     assert [benchmark_module.parse_shape(s) for s in flags.shapes] == [
         (16, 8192, 8192), (7, 7, 7)]
@@ -50,6 +53,9 @@ def test_flags_parse(benchmark_module):
     assert flags.sweep_tiles and not flags.check and flags.iters == 5
     flags(["matmul_benchmark", "--suite=square", "--suite=ragged"])
     assert flags.suite == ["square", "ragged"]
+    with pytest.raises(benchmark_module.flags.IllegalFlagValueError,
+                       match="sustain_s"):
+      flags(["matmul_benchmark", "--sustain_s=-1"])
   assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged",
                                                  "batched", "tiny"}
 
@@ -57,14 +63,15 @@ def test_flags_parse(benchmark_module):
 def test_help_lists_the_flags(tmp_path):
   result = _run("--help", tmp_path=tmp_path)  # absl's --help exits with 1.
   for flag in ("impls", "dtypes", "shapes", "suite", "sweep_tiles", "iters",
-               "warmup", "json_out", "csv_out", "plot_out", "check"):
+               "warmup", "sustain_s", "json_out", "csv_out", "plot_out",
+               "check"):
     assert re.search(rf"--(\[no\])?{flag}:", result.stdout), flag
 
 
 def test_tiny_run_writes_json_with_every_field(tmp_path):
   out = tmp_path / "tiny.json"
   result = _run("--suite=tiny", f"--json_out={out}", "--iters=2",
-                "--warmup=1", tmp_path=tmp_path)
+                "--warmup=1", "--sustain_s=0.01", tmp_path=tmp_path)
   assert result.returncode == 0, result.stdout + result.stderr
   assert "INTERPRET MODE" in result.stdout
   report = json.loads(out.read_text())
@@ -77,6 +84,7 @@ def test_tiny_run_writes_json_with_every_field(tmp_path):
     assert row["status"] == "ok" and row["error"] == ""
     assert row["time_us"] > 0 and row["tflops"] > 0
     assert row["timing"] == "wall-clock-interpret"
+    assert row["sustain_s"] == 0.01
     assert row["rel_error"] <= row["tolerance"]
     assert row["reference"] == "float64-numpy"
     assert len(row["samples"]) == 3
@@ -127,3 +135,13 @@ def test_unknown_impl_is_a_usage_error(tmp_path):
   result = _run("--impls=tiled_fwd", "--shapes=8x8x8", tmp_path=tmp_path)
   assert result.returncode != 0
   assert "unknown impl 'tiled_fwd'" in result.stdout + result.stderr
+
+
+def test_sustained_timing_needs_non_negative_seconds():
+  from pallas_tiled import timing  # pylint: disable=import-outside-toplevel
+  x = jax.numpy.ones((8, 8))
+  result = timing.measure(jax.numpy.matmul, x, x, iterations=3, warmup=1,
+                          sustain_s=0.01)
+  assert result.median_us > 0 and result.iterations == 3
+  with pytest.raises(ValueError, match=r"sustain_s=-0\.5: must be"):
+    timing.measure(jax.numpy.matmul, x, x, sustain_s=-0.5)
