@@ -12,8 +12,10 @@ import subprocess
 import sys
 
 from absl.testing import flagsaver
-import jax
+import jax.numpy as jnp
 import pytest
+
+from pallas_tiled import timing
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
@@ -138,10 +140,9 @@ def test_unknown_impl_is_a_usage_error(tmp_path):
 
 
 def test_sustained_timing_needs_non_negative_seconds():
-  from pallas_tiled import timing  # pylint: disable=import-outside-toplevel
-  x = jax.numpy.ones((8, 8))
-  result = timing.measure(jax.numpy.matmul, x, x, iterations=3, warmup=1,
+  x = jnp.ones((8, 8))
+  result = timing.measure(jnp.matmul, x, x, iterations=3, warmup=1,
                           sustain_s=0.01)
   assert result.median_us > 0 and result.iterations == 3
   with pytest.raises(ValueError, match=r"sustain_s=-0\.5: must be"):
-    timing.measure(jax.numpy.matmul, x, x, sustain_s=-0.5)
+    timing.measure(jnp.matmul, x, x, sustain_s=-0.5)
