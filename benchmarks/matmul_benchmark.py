@@ -23,6 +23,7 @@ import csv
 import dataclasses
 import datetime
 import functools
+import itertools
 import json
 import sys
 from typing import Any
@@ -125,6 +126,12 @@ _SUSTAIN = flags.DEFINE_float(
     " GPU clocks settle where sustained load holds them (an H200 at its"
     " power cap); 0 times each case right after its warmup runs.",
     lower_bound=0.0)
+_ROUNDS = flags.DEFINE_integer(
+    "rounds", 1,
+    "Times each shape's cases this many times, interleaved, each round"
+    " starting at the next case, and reports each case's median round, so"
+    " that clocks drifting during a run do not favour the case timed first.",
+    lower_bound=1)
 _CHECK = flags.DEFINE_bool("check", True,
                            "Check each result against a reference.")
 _JSON_OUT = flags.DEFINE_string("json_out", None, "Write rows as JSON here.")
@@ -168,6 +175,8 @@ class Row:
   jax_version: str = jax.__version__
   timing: str = ""
   sustain_s: float = 0.0  # Back-to-back seconds before timing (--sustain_s).
+  # Each round's median time (--rounds); the row is the median round's.
+  round_us: list[float] = dataclasses.field(default_factory=list)
   # (kernel name, median us) for each kernel of one call (CUPTI only).
   kernels: list[tuple[str, float]] = dataclasses.field(default_factory=list)
 
@@ -348,6 +357,17 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
   return row
 
 
+def median_round(runs: list[Row]) -> Row:
+  """The run of one case with the median time (the lower of the middle two
+  for an even count), listing every run's time; a run that failed is the
+  result instead, so that no failure is outvoted by the others."""
+  failed = [r for r in runs if r.status != "ok"]
+  if failed:
+    return failed[0]
+  median = sorted(runs, key=lambda r: r.time_us)[(len(runs) - 1) // 2]
+  return dataclasses.replace(median, round_us=[r.time_us for r in runs])
+
+
 def _log_row(row: Row) -> None:
   if row.status != "ok":
     logging.info("%-6s %-8s %-16s %s: %s", row.impl, row.dtype, row.shape,
@@ -414,6 +434,7 @@ def write_csv(rows: list[Row], path: str) -> None:
       record = dataclasses.asdict(r)
       record["samples"] = json.dumps(record["samples"])
       record["kernels"] = json.dumps(record["kernels"])
+      record["round_us"] = json.dumps(record["round_us"])
       record["config"] = record["config_label"]
       writer.writerow(record)
 
@@ -559,16 +580,23 @@ def main(argv):
   logging.info("pallas_tiled benchmark: %d cases on %s (%s), jax %s: %s",
                len(cases), device, jax.default_backend(), jax.__version__,
                mode)
-  rows, problems = [], {}
-  for impl, backend, suite, shape, dtype, config in cases:
-    key = (shape, dtype)
-    if key not in problems:
-      problems.clear()  # Keep one problem's operands alive at a time.
-      problems[key] = Problem(shape, dtype)
-    row = run_case(impl, backend, suite, problems[key], config,
-                   precision=precision, interpret=interpret, device=device)
-    _log_row(row)
-    rows.append(row)
+  rows = []
+  # One problem's operands alive at a time; its cases take turns per round.
+  for (_, shape, dtype), group in itertools.groupby(
+      cases, key=lambda case: case[2:5]):
+    group = list(group)
+    problem = Problem(shape, dtype)
+    runs = [[] for _ in group]
+    for start in range(_ROUNDS.value):
+      for j in range(len(group)):
+        i = (start + j) % len(group)
+        impl, backend, suite, _, _, config = group[i]
+        row = run_case(impl, backend, suite, problem, config,
+                       precision=precision, interpret=interpret,
+                       device=device)
+        _log_row(row)
+        runs[i].append(row)
+    rows.extend(median_round(r) for r in runs)
   _fill_speedups(rows)
 
   meta = dict(device=device, platform=jax.default_backend(),

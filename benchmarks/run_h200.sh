@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the committed GPU results: the square, llm and ragged suites in
-# bfloat16, float16, float32 and float8_e4m3fn (both backends, jax's Hopper
-# example), float32
-# at HIGHEST precision on the square suite, the two tile sweeps, and
-# forward+backward (value and both gradients) on the square and batched
-# suites in bfloat16. Usage (repo root, on the GPU machine with jax
-# preinstalled):
+# bfloat16, float16, float32 and float8_e4m3fn (both backends, the naive
+# kernel, jnp.matmul and jax's Hopper example), float32 at HIGHEST precision
+# on the square suite, the two tile sweeps, and forward+backward (value and
+# both gradients) on the square and batched suites in bfloat16. Usage (repo
+# root, on the GPU machine with jax preinstalled):
 #   benchmarks/run_h200.sh OUTPUT_DIR [PARTS]
-# PARTS: any of suites (= suites16 suites32 suites8), highest, sweeps,
-# fwd_bwd.
+# PARTS: any of suites (= suites_bfloat16 suites_float16 suites_float32
+# suites_float8_e4m3fn), highest, sweeps, fwd_bwd. The suites time each
+# shape's cases in ROUNDS interleaved rounds (default 3; --rounds).
 set -uo pipefail
 out=${1:?usage: benchmarks/run_h200.sh OUTPUT_DIR}
 mkdir -p "$out"
@@ -17,26 +17,27 @@ bench="python3 benchmarks/matmul_benchmark.py"
 parts=${2:-suites highest sweeps fwd_bwd}
 status=0
 want() { [[ " $parts " == *" $1 "* ]]; }
-# The suites run in three parts (each within the GPU machine's 10-minute
-# command limit), merged into one report.
-suites="--suite=square --suite=llm --suite=ragged --backends=auto,triton"
-suites="$suites --impls=tiled,naive,xla,jax_example"
-if want suites || want suites16; then
-  $bench $suites --dtypes=bfloat16,float16 --json_out="$out/h200_16bit.json" \
-    || status=1
-fi
-if want suites || want suites32; then
-  $bench $suites --dtypes=float32 --json_out="$out/h200_float32.json" \
-    || status=1
-fi
-if want suites || want suites8; then
-  $bench $suites --dtypes=float8_e4m3fn --json_out="$out/h200_float8.json" \
-    || status=1
-fi
-if [[ -f $out/h200_16bit.json && -f $out/h200_float32.json ]]; then
-  parts_found=("$out/h200_16bit.json" "$out/h200_float32.json")
-  [[ -f $out/h200_float8.json ]] && parts_found+=("$out/h200_float8.json")
-  python3 benchmarks/merge_results.py "$out/h200.json" "${parts_found[@]}" \
+# One report per dtype and suite (each run well inside the GPU machine's
+# 10-minute command limit), merged into h200.json from whatever is in $out.
+dtypes="bfloat16 float16 float32 float8_e4m3fn"
+suite_names="square llm ragged"
+for dtype in $dtypes; do
+  want suites || want "suites_$dtype" || continue
+  for suite in $suite_names; do
+    $bench --suite="$suite" --dtypes="$dtype" --backends=auto,triton \
+      --impls=tiled,naive,xla,jax_example --rounds="${ROUNDS:-3}" \
+      --json_out="$out/suite_${dtype}_$suite.json" || status=1
+  done
+done
+found=()
+for dtype in $dtypes; do
+  for suite in $suite_names; do
+    [[ -f $out/suite_${dtype}_$suite.json ]] \
+      && found+=("$out/suite_${dtype}_$suite.json")
+  done
+done
+if (( ${#found[@]} )); then
+  python3 benchmarks/merge_results.py "$out/h200.json" "${found[@]}" \
     || status=1
 fi
 if want highest; then

@@ -42,6 +42,10 @@ def summarize(report) -> str:
   sustained = sorted({r.get("sustain_s", 0) for r in rows} - {0})
   regime = (f" after {', '.join(f'{s:g}' for s in sustained)} s of each case"
             " run back to back" if sustained else "")
+  rounds = max(len(r.get("round_us") or [0]) for r in rows)
+  if rounds > 1:
+    regime += (f", each case's median of {rounds} rounds interleaved with"
+               " the other cases of its shape")
   lines = [f"{meta['device']}, jax {meta['jax_version']}, {meta['date']},"
            f" {meta['timing']} timing{regime}. TFLOP/s; in brackets, over"
            " jnp.matmul doing the same work.",

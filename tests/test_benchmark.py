@@ -19,6 +19,7 @@ from pallas_tiled import timing
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
+sys.path.insert(0, str(BINARY.parent))  # The binary's modules, for fixtures.
 ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak"
               " speedup_vs_xla rel_error status error device jax_version"
               " timing").split()
@@ -33,9 +34,14 @@ def _run(*flags, tmp_path):
 
 @pytest.fixture(scope="module")
 def benchmark_module():
-  sys.path.insert(0, str(BINARY.parent))
   import matmul_benchmark  # pylint: disable=import-outside-toplevel
   return matmul_benchmark
+
+
+@pytest.fixture(scope="module")
+def summarize_module():
+  import summarize  # pylint: disable=import-outside-toplevel
+  return summarize
 
 
 def test_flags_parse(benchmark_module):
@@ -44,9 +50,9 @@ def test_flags_parse(benchmark_module):
     flags(["matmul_benchmark", "--impls=tiled,xla", "--dtypes=float16",
            "--shapes=16x8192x8192,7x7x7", "--sweep_tiles", "--iters=5",
            "--nocheck", "--precision=highest", "--json_out=r.json",
-           "--sustain_s=2.5"])
+           "--sustain_s=2.5", "--rounds=3"])
     assert flags.impls == ["tiled", "xla"]
-    assert flags.sustain_s == 2.5
+    assert flags.sustain_s == 2.5 and flags.rounds == 3
     assert flags.dtypes == ["float16"]
     assert [benchmark_module.parse_shape(s) for s in flags.shapes] == [
         (16, 8192, 8192), (7, 7, 7)]
@@ -58,6 +64,9 @@ def test_flags_parse(benchmark_module):
     with pytest.raises(benchmark_module.flags.IllegalFlagValueError,
                        match="sustain_s"):
       flags(["matmul_benchmark", "--sustain_s=-1"])
+    with pytest.raises(benchmark_module.flags.IllegalFlagValueError,
+                       match="rounds"):
+      flags(["matmul_benchmark", "--rounds=0"])
   assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged",
                                                  "batched", "tiny"}
 
@@ -65,8 +74,8 @@ def test_flags_parse(benchmark_module):
 def test_help_lists_the_flags(tmp_path):
   result = _run("--help", tmp_path=tmp_path)  # absl's --help exits with 1.
   for flag in ("impls", "dtypes", "shapes", "suite", "sweep_tiles", "iters",
-               "warmup", "sustain_s", "json_out", "csv_out", "plot_out",
-               "check"):
+               "warmup", "sustain_s", "rounds", "json_out", "csv_out",
+               "plot_out", "check"):
     assert re.search(rf"--(\[no\])?{flag}:", result.stdout), flag
 
 
@@ -131,6 +140,37 @@ def test_fwd_bwd_and_batched_rows(tmp_path):
   # Three products' flops in fwd_bwd: flops / time stays consistent.
   assert slow["tflops"] * slow["time_us"] == pytest.approx(
       3 * fast["tflops"] * fast["time_us"])
+
+
+def test_rounds_report_each_cases_median_round(summarize_module, tmp_path):
+  """Every round of every case is timed and listed; the row is the median
+  round's, and the README table says how it was measured."""
+  out = tmp_path / "rounds.json"
+  result = _run("--impls=tiled,xla", "--dtypes=float32",
+                "--shapes=17x9x33,8x8x8", "--rounds=3", "--iters=2",
+                "--warmup=1", f"--json_out={out}", tmp_path=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
+  report = json.loads(out.read_text())
+  assert [(r["impl"], r["m"]) for r in report["rows"]] == [
+      ("tiled", 17), ("xla", 17), ("tiled", 8), ("xla", 8)]
+  for row in report["rows"]:
+    assert len(row["round_us"]) == 3 and min(row["round_us"]) > 0
+    assert row["time_us"] == sorted(row["round_us"])[1]
+    assert row["tflops"] == pytest.approx(
+        2 * row["m"] * row["n"] * row["k"] / row["time_us"] / 1e6)
+  assert "median of 3 rounds" in summarize_module.summarize(report)
+
+
+def test_a_failed_round_is_the_result(benchmark_module):
+  def run(status, time_us):
+    return benchmark_module.Row(
+        impl="tiled", backend="triton", suite="shapes", dtype="float32",
+        batch=1, m=8, n=8, k=8, config=None, config_label="-",
+        precision="default", status=status, time_us=time_us)
+  rows = [run("ok", 3.0), run("wrong", 1.0), run("ok", 2.0)]
+  assert benchmark_module.median_round(rows).status == "wrong"
+  median = benchmark_module.median_round([rows[0], rows[2]])
+  assert median.time_us == 2.0 and median.round_us == [3.0, 2.0]
 
 
 def test_unknown_impl_is_a_usage_error(tmp_path):
