@@ -11,6 +11,8 @@ outside a tile sweep (where tiles that cannot run are the experiment's data).
 
 On a GPU, times are CUPTI kernel times (median after warm-up). On a CPU the
 kernels run in Pallas interpret mode and times are wall clock, labelled so.
+With --rounds=N each shape's cases are timed N times, taking turns, and each
+row is its case's median round.
 
   python benchmarks/matmul_benchmark.py                      # tiny suite on CPU
   python benchmarks/matmul_benchmark.py --suite=square --dtypes=bfloat16
