@@ -370,6 +370,24 @@ def median_round(runs: list[Row]) -> Row:
   return dataclasses.replace(median, round_us=[r.time_us for r in runs])
 
 
+def _run_rounds(group, *, precision, interpret, device) -> list[Row]:
+  """One (suite, shape, dtype)'s cases, taking turns for --rounds rounds,
+  each round starting at the next case: a row per case, its median round.
+  The problem's operands live only while its cases run."""
+  _, _, _, shape, dtype, _ = group[0]
+  problem = Problem(shape, dtype)
+  runs = [[] for _ in group]
+  for start in range(_ROUNDS.value):
+    for j in range(len(group)):
+      i = (start + j) % len(group)
+      impl, backend, suite, _, _, config = group[i]
+      row = run_case(impl, backend, suite, problem, config,
+                     precision=precision, interpret=interpret, device=device)
+      _log_row(row)
+      runs[i].append(row)
+  return [median_round(r) for r in runs]
+
+
 def _log_row(row: Row) -> None:
   if row.status != "ok":
     logging.info("%-6s %-8s %-16s %s: %s", row.impl, row.dtype, row.shape,
@@ -583,22 +601,9 @@ def main(argv):
                len(cases), device, jax.default_backend(), jax.__version__,
                mode)
   rows = []
-  # One problem's operands alive at a time; its cases take turns per round.
-  for (_, shape, dtype), group in itertools.groupby(
-      cases, key=lambda case: case[2:5]):
-    group = list(group)
-    problem = Problem(shape, dtype)
-    runs = [[] for _ in group]
-    for start in range(_ROUNDS.value):
-      for j in range(len(group)):
-        i = (start + j) % len(group)
-        impl, backend, suite, _, _, config = group[i]
-        row = run_case(impl, backend, suite, problem, config,
-                       precision=precision, interpret=interpret,
-                       device=device)
-        _log_row(row)
-        runs[i].append(row)
-    rows.extend(median_round(r) for r in runs)
+  for _, group in itertools.groupby(cases, key=lambda case: case[2:5]):
+    rows.extend(_run_rounds(list(group), precision=precision,
+                            interpret=interpret, device=device))
   _fill_speedups(rows)
 
   meta = dict(device=device, platform=jax.default_backend(),
