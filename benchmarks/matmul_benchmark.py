@@ -35,18 +35,18 @@ from absl import flags
 from absl import logging
 import jax
 from jax import lax
+from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
 
 import suites
 import pallas_tiled
 from pallas_tiled import accuracy
-from pallas_tiled import backends
+from pallas_tiled import api as backends
 from pallas_tiled import batching
-from pallas_tiled import frontend
 from pallas_tiled import naive
 from pallas_tiled import timing
-from pallas_tiled import tiled
+from pallas_tiled.triton import kernel as tiled
 from pallas_tiled import validation
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
@@ -321,8 +321,8 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
             interpret=bool(interpret) and base not in ("xla", JAX_EXAMPLE),
             sustain_s=_SUSTAIN.value)
   if isinstance(config, pallas_tiled.TileConfig):
-    row.num_programs = (problem.batch * -(-m // config.block_m)
-                        * -(-n // config.block_n) * config.split_k)
+    row.num_programs = (problem.batch * pl.cdiv(m, config.block_m)
+                        * pl.cdiv(n, config.block_n) * config.split_k)
   elif config is not None:  # Mosaic: one persistent program per SM.
     row.num_programs = config.num_sms
   if base == "tiled":  # The naive kernel stages nothing in shared memory.
@@ -576,7 +576,7 @@ def _configs_for(impl, backend, shape, dtype, precision):
   *batch, m, n, k = shape
   problem = batching.BatchedProblem.from_shapes((*batch, m, k), (*batch, k, n))
   default = KERNELS[key].select_config(
-      *frontend.selection_shape(problem), dtype, precision, out_dtype=dtype)
+      *batching.selection_shape(problem), dtype, precision, out_dtype=dtype)
   if not _CONFIGS.value or backend != "triton":
     return [default]
   try:

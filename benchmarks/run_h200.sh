@@ -37,8 +37,9 @@ for dtype in $dtypes; do
   done
 done
 if (( ${#found[@]} )); then
-  python3 benchmarks/merge_results.py "$out/h200.json" "${found[@]}" \
-    || status=1
+  inputs=$(IFS=,; echo "${found[*]}")
+  python3 benchmarks/merge_results.py --out="$out/h200.json" \
+    --inputs="$inputs" || status=1
 fi
 if want highest; then
   $bench --suite=square --dtypes=float32 --precision=highest \

@@ -3,11 +3,16 @@
 One column per impl in the report (jnp.matmul is `xla`), one row per shape
 and dtype.
 
-  python benchmarks/summarize.py benchmarks/results/h200.json
+  python benchmarks/summarize.py --report=benchmarks/results/h200.json
 """
 
 import json
-import sys
+
+from absl import app
+from absl import flags
+
+_REPORT = flags.DEFINE_string("report", None,
+                              "Benchmark JSON report to summarize.")
 
 
 def _cell(row):
@@ -70,6 +75,13 @@ def summarize(report) -> str:
   return "\n".join(lines)
 
 
-if __name__ == "__main__":
-  with open(sys.argv[1]) as f:
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}; use --report.")
+  with open(_REPORT.value) as f:
     print(summarize(json.load(f)))
+
+
+if __name__ == "__main__":
+  flags.mark_flag_as_required("report")
+  app.run(main)

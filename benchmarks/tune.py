@@ -1,14 +1,14 @@
 """Autotunes the tiled kernel over shape suites and writes a tuning cache.
 
-The H200 table shipped in `pallas_tiled/tuned/h200.json` is this binary's
+The H200 table shipped in `pallas_tiled/tuning/tables/h200.json` is this binary's
 output on an H200 (merged from several runs with --merge):
 
   python benchmarks/tune.py --suite=square --dtypes=bfloat16 \
       --backend=auto --cache_out=/tmp/h200_bf16.json
   python benchmarks/tune.py --merge=/tmp/h200_bf16.json,/tmp/h200_f32.json \
-      --cache_out=pallas_tiled/tuned/h200.json
+      --cache_out=pallas_tiled/tuning/tables/h200.json
 
-Every candidate's time and error is logged (see pallas_tiled/tuning.py), and
+Every candidate's time and error is logged (see pallas_tiled/tuning/autotune.py), and
 each tuned entry beside jnp.matmul's time on the same inputs.
 """
 
@@ -26,8 +26,8 @@ import jax.numpy as jnp
 
 import suites
 from pallas_tiled import timing
-from pallas_tiled import tuning
-from pallas_tiled import tuning_cache
+from pallas_tiled.tuning import autotune as tuning
+from pallas_tiled.tuning import cache as tuning_cache
 
 _SUITE = flags.DEFINE_multi_enum("suite", [], list(suites.SUITES),
                                  "Shape suites to tune (repeatable).")
