@@ -1,15 +1,15 @@
 """pallas_tiled: tiled matrix multiplication as a JAX Pallas kernel."""
 
-from pallas_tiled.backends import matmul
-from pallas_tiled.config import MosaicConfig
-from pallas_tiled.config import TileConfig
-from pallas_tiled.config import default_mosaic_config
-from pallas_tiled.config import default_naive_config
-from pallas_tiled.config import default_tiled_config
+from pallas_tiled.api import matmul
+from pallas_tiled.mosaic.config import MosaicConfig
+from pallas_tiled.mosaic.heuristics import default_mosaic_config
+from pallas_tiled.naive import default_naive_config
 from pallas_tiled.naive import naive_matmul
-from pallas_tiled.tuning import autotune
-from pallas_tiled.tuning import candidate_configs
-from pallas_tiled.tuning_cache import CorruptCacheWarning
+from pallas_tiled.triton.config import TileConfig
+from pallas_tiled.triton.heuristics import default_tiled_config
+from pallas_tiled.tuning.autotune import autotune
+from pallas_tiled.tuning.autotune import candidate_configs
+from pallas_tiled.tuning.cache import CorruptCacheWarning
 from pallas_tiled.xla import xla_matmul
 
 # Every implementation shares one signature (matmul also takes backend=):

@@ -4,28 +4,23 @@ Leading dimensions of the operands are batch dimensions that broadcast
 against each other as in NumPy. The kernels see each operand flattened to
 (batch, rows, cols) without copies (a reshape of a contiguous array is free)
 and a grid with one axis over the flattened output batch; the BlockSpec index
-maps below turn that axis back into each operand's own batch index, so a
-broadcast operand is read in place, never materialized.
+maps turn that axis back into each operand's own batch index
+(`BatchedProblem`), so a broadcast operand is read in place, never
+materialized. `jax.vmap` adds one more batch dimension (`batchable`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
+import jax
+from jax import custom_batching
+import jax.numpy as jnp
+import numpy as np
 
-def broadcast_batch(a_batch: tuple[int, ...],
-                    b_batch: tuple[int, ...]) -> tuple[int, ...] | None:
-  """NumPy broadcasting of two batch shapes; None when they do not broadcast."""
-  rank = max(len(a_batch), len(b_batch))
-  a_batch = (1,) * (rank - len(a_batch)) + tuple(a_batch)
-  b_batch = (1,) * (rank - len(b_batch)) + tuple(b_batch)
-  out = []
-  for x, y in zip(a_batch, b_batch):
-    if x != y and 1 not in (x, y):
-      return None
-    out.append(y if x == 1 else x)
-  return tuple(out)
+from pallas_tiled import kernel as kernel_lib
 
 
 def _flat_index(g, out_batch, operand_batch):
@@ -70,10 +65,7 @@ class BatchedProblem:
     """The problem for operands of these (checked, rank >= 2) shapes."""
     m, k = a_shape[-2:][::-1] if transpose_a else a_shape[-2:]
     n = b_shape[-2] if transpose_b else b_shape[-1]
-    batch = broadcast_batch(a_shape[:-2], b_shape[:-2])
-    if batch is None:
-      raise ValueError(f"batch dimensions of {a_shape} and {b_shape} do not"
-                       " broadcast.")
+    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     pad = lambda s: (1,) * (len(batch) - len(s)) + tuple(s)
     return cls(batch, pad(a_shape[:-2]), pad(b_shape[:-2]), m, n, k,
                transpose_a, transpose_b)
@@ -97,3 +89,62 @@ class BatchedProblem:
   def b_index(self, g):
     """Index into b's flattened batch for output batch element g."""
     return _flat_index(g, self.batch, self.b_batch)
+
+
+def selection_shape(problem: BatchedProblem) -> tuple[int, int, int]:
+  """The (M, N, K) a batched problem's config is picked for.
+
+  Tiles are chosen for the rows of all batch elements together, which decide
+  how many programs there are, unless the matrices are skinny (M < 64).
+  """
+  rows = problem.m * (problem.size if problem.m >= 64 else 1)
+  return rows, problem.n, problem.k
+
+
+def launch(a, b, op: kernel_lib.Op) -> jax.Array:
+  """One kernel launch for (..., M, K) @ (..., K, N) in op's layouts."""
+  problem = BatchedProblem.from_shapes(
+      a.shape, b.shape, transpose_a=op.transpose_a,
+      transpose_b=op.transpose_b)
+  out_shape = (*problem.batch, problem.m, problem.n)
+  if 0 in (problem.size, problem.m, problem.n, problem.k):
+    return jnp.zeros(out_shape, op.out_dtype)
+  if (problem.size > 1 and math.prod(problem.b_batch) == 1
+      and problem.a_batch == problem.batch and not op.transpose_a):
+    # Every batch element shares b: fold the batch into a's rows, one
+    # (batch * M, K) @ (K, N) product with larger tiles.
+    a = a.reshape(-1, problem.k)
+    problem = BatchedProblem.from_shapes(
+        a.shape, b.shape[-2:], transpose_b=op.transpose_b)
+  config = op.config
+  if config is None or config == "auto":
+    config = op.kernel.select_config(*selection_shape(problem), a.dtype,
+                                     op.precision, out_dtype=op.out_dtype,
+                                     auto=config == "auto")
+  out = op.kernel.product(
+      a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:]),
+      problem=problem, config=config, precision=op.precision,
+      out_dtype=op.out_dtype, interpret=op.interpret)
+  return out.reshape(out_shape)
+
+
+@functools.cache
+def batchable(op: kernel_lib.Op):
+  """`launch` for `op`, with a jax.vmap rule onto the batch grid axis."""
+
+  @custom_batching.custom_vmap
+  def product(a, b):
+    return launch(a, b, op)
+
+  @product.def_vmap
+  def _vmap_rule(axis_size, in_batched, a, b):
+    del axis_size
+    # Batch dimensions align from the right, so the mapped axis (in front)
+    # must sit left of every per-example batch dimension: pad the shorter
+    # batched operand with unit dimensions behind it.
+    rank = max(x.ndim - batched for x, batched in zip((a, b), in_batched))
+    a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
+            if batched else x for x, batched in zip((a, b), in_batched))
+    return product(a, b), True
+
+  return product

@@ -18,10 +18,13 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
-from pallas_tiled import config as config_lib
-from pallas_tiled import frontend
-from pallas_tiled import masking
+from pallas_tiled import autodiff
+from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import validation
+from pallas_tiled.triton import masking
+from pallas_tiled.triton.config import TileConfig
+from pallas_tiled.triton.config import check_power_of_two_tiles
+from pallas_tiled.triton.heuristics import fit_block
 
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
@@ -44,10 +47,11 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
                 masking.tile_mask(row_mask, col_mask))
 
 
-@frontend.jit_product
+@kernel_lib.jit_product
 def batched_product(a, b, *, problem, config, precision, out_dtype,
                     interpret):
-  """The kernel on flattened operands: (problem.size, M, N); see tiled.py.
+  """The kernel on flattened operands: (problem.size, M, N); see
+  triton/kernel.py.
 
   Products are float32 multiply-adds whatever `precision` asks for.
   """
@@ -75,12 +79,20 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   )(a, b)
 
 
+def default_naive_config(m: int, n: int, k: int, dtype,
+                         precision=None) -> TileConfig:
+  """The naive kernel's tiles: 32x32 outputs per program, like a 2-D block."""
+  del k, dtype, precision  # The naive kernel stages nothing along K.
+  return TileConfig(fit_block(m, 1, 32), fit_block(n, 1, 32), 1, num_warps=4,
+                    num_stages=1)
+
+
 def _select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   del out_dtype, auto  # The naive kernel has nothing to tune.
-  return config_lib.default_naive_config(m, n, k, dtype, precision)
+  return default_naive_config(m, n, k, dtype, precision)
 
 
-def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
+def naive_matmul(a, b, config: TileConfig | None = None, *,
                  precision=None, preferred_element_type=None, interpret=None):
   """`a @ b` with the naive kernel; the same signature and semantics
   (shapes, batching, grad, vmap) as `matmul`.
@@ -92,12 +104,12 @@ def naive_matmul(a, b, config: config_lib.TileConfig | None = None, *,
   call = validation.check_matmul_call(
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
-  validation.check_config_type(config, config_lib.TileConfig)
+  validation.check_config_type(config, TileConfig)
   if config is not None and not call.interpret:
-    config_lib.check_power_of_two_tiles(
+    check_power_of_two_tiles(
         config, ("block_m", "block_n"),
         why="Triton needs for the naive kernel's tile vectors")
-  return frontend.matmul(KERNEL, a, b, call, config)
+  return autodiff.matmul(KERNEL, a, b, call, config)
 
 
-KERNEL = frontend.Kernel("triton", batched_product, _select_config)
+KERNEL = kernel_lib.Kernel("triton", batched_product, _select_config)

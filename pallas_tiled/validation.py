@@ -14,7 +14,6 @@ from jax import lax
 import jax.numpy as jnp
 import numpy as np
 
-from pallas_tiled import batching
 
 # float8_e4m3fn as Hopper's tensor cores take it: the result is float8
 # unless preferred_element_type widens it (what their accumulation keeps:
@@ -71,6 +70,13 @@ def _check_operand(name: str, x) -> None:
     )
 
 
+def is_highest(precision) -> bool:
+  """Whether `precision` asks for full float32 products."""
+  if isinstance(precision, tuple):
+    return lax.Precision.HIGHEST in precision
+  return precision == lax.Precision.HIGHEST
+
+
 def _canonical_precision(precision):
   """jnp-style precision: None, a lax.Precision or its name, a pair of them,
   or a lax.DotAlgorithmPreset."""
@@ -125,14 +131,15 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
         f" b.shape={tuple(b.shape)} has K={k_b}; a.shape[-1] must equal"
         f" {b_axis}."
     )
-  batch = batching.broadcast_batch(a.shape[:-2], b.shape[:-2])
-  if batch is None:
+  try:
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  except ValueError:
     raise ValueError(
         f"batch dimensions do not broadcast: a.shape={tuple(a.shape)} has"
         f" batch {tuple(a.shape[:-2])} and b.shape={tuple(b.shape)} has batch"
         f" {tuple(b.shape[:-2])}; aligned from the right, each pair of sizes"
         " must be equal or contain a 1, as in jnp.matmul."
-    )
+    ) from None
   m = a.shape[-2] if a.ndim > 1 else 1
   n = b.shape[-1] if b.ndim > 1 else 1
   out_shape = (*batch, *((m,) if a.ndim > 1 else ()),
@@ -150,7 +157,8 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
           f" supported; use None or one of {_SUPPORTED_NAMES}."
       )
   return MatmulCall(
-      m=m, n=n, k=k, batch=batch, out_shape=out_shape, dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
+      m=m, n=n, k=k, batch=batch, out_shape=out_shape,
+      dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
       precision=_canonical_precision(precision),
       interpret=resolve_interpret(interpret),
   )
@@ -166,12 +174,3 @@ def check_config_type(config, config_cls, names=()) -> None:
   allowed = ", ".join(["None", *map(repr, names),
                        *(f"a {cls.__name__}" for cls in classes)])
   raise TypeError(f"config must be one of {allowed}; got {config!r}.")
-
-
-def compute_capability() -> tuple[int, int] | None:
-  """The default device's CUDA compute capability, or None if unknown."""
-  value = getattr(jax.devices()[0], "compute_capability", None)
-  if value is None:
-    return None
-  major, minor = str(value).split(".")[:2]
-  return int(major), int(minor)

@@ -1,9 +1,10 @@
 """`pallas_tiled.matmul`: the tiled matmul on the backend that suits the call.
 
-Two kernels express the same tiling: `tiled.py` on Pallas' Triton lowering
-(any CUDA GPU, any float32 precision) and `mosaic.py` on Mosaic GPU (Hopper
-only: TMA, wgmma, warp specialization). `backend="auto"` picks by the rule
-in `resolve_backend`, measured on an H200 (BUILD_NOTES.md).
+Two kernels express the same tiling: `triton/kernel.py` on Pallas' Triton
+lowering (any CUDA GPU, any float32 precision) and `mosaic/kernel.py` on
+Mosaic GPU (Hopper only: TMA, wgmma, warp specialization).
+`backend="auto"` picks by the rule in `resolve_backend`, measured on an H200
+(BUILD_NOTES.md).
 """
 
 from __future__ import annotations
@@ -13,17 +14,21 @@ import math
 from jax import lax
 import jax.numpy as jnp
 
-from pallas_tiled import config as config_lib
-from pallas_tiled import frontend
-from pallas_tiled import mosaic
-from pallas_tiled import tiled
-from pallas_tiled import tuning_cache
+from jax.experimental import pallas as pl
+
+from pallas_tiled import autodiff
+from pallas_tiled import device
 from pallas_tiled import validation
+from pallas_tiled.mosaic import config as mosaic_config
+from pallas_tiled.mosaic import kernel as mosaic_kernel
+from pallas_tiled.mosaic import tf32x3
+from pallas_tiled.triton import config as triton_config
+from pallas_tiled.triton import kernel as triton_kernel
+from pallas_tiled.tuning import cache as tuning_cache
 
 BACKENDS = ("auto", "triton", "mosaic")
-KERNELS = {"triton": tiled.KERNEL, "mosaic": mosaic.KERNEL}
+KERNELS = {"triton": triton_kernel.KERNEL, "mosaic": mosaic_kernel.KERNEL}
 CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
-_HOPPER = ((9, 0), (9, 1))  # Compute capabilities Mosaic GPU compiles for.
 # Measured on an H200 (against jnp.matmul in the same run), Mosaic with the
 # small-output heuristic (128x64 CTA tiles) against Triton: it needs some
 # tiles to fill the SMs: bfloat16 256^3 (8 tiles) 0.48x against 1.03x,
@@ -46,7 +51,7 @@ def _mosaic_runs_float32(precision) -> bool:
   """Mosaic GPU's wgmma takes float32 as TF32: the kernel runs XLA's default
   precision (TF32) and HIGHEST (three-pass TF32, `tf32x3.py`)."""
   return (precision in _DEFAULT_PRECISIONS
-          or config_lib.is_highest(precision))
+          or validation.is_highest(precision))
 
 
 def _auto_may_take_mosaic(call: validation.MatmulCall, hopper: bool) -> bool:
@@ -85,8 +90,8 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         f"backend='mosaic' computes float32 at default precision (TF32) or"
         f" HIGHEST (three-pass TF32), but precision={call.precision!r}; use"
         " backend='triton' (or 'auto') for it.")
-  capability = validation.compute_capability()
-  hopper = capability in _HOPPER
+  capability = device.compute_capability()
+  hopper = capability in device.HOPPER_CAPABILITIES
   if backend == "mosaic" and not call.interpret and not hopper:
     raise ValueError(
         "backend='mosaic' compiles for Hopper (compute capability 9.x), but"
@@ -104,10 +109,11 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
       return tuned
   if min(call.m, call.n) < 128 or call.k < 128:
     return "triton"
-  if mosaic.runs_tf32x3(call.dtype, call.precision):
+  if tf32x3.applies(call.dtype, call.precision):
     return "mosaic"  # Three-pass TF32 triples K: enough work per tile.
   cta_m, cta_n = _MOSAIC_RULE_CTA_TILE
-  tiles = math.prod((-(-call.m // cta_m), -(-call.n // cta_n), *call.batch))
+  tiles = math.prod((pl.cdiv(call.m, cta_m), pl.cdiv(call.n, cta_n),
+                     *call.batch))
   return "triton" if tiles < _MOSAIC_MIN_TILES else "mosaic"
 
 
@@ -116,8 +122,7 @@ def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:
   for "auto" every one that can (what the autotuner times)."""
   if backend != "auto":
     return (resolve_backend(call, None, backend),)
-  hopper = validation.compute_capability() in _HOPPER
-  if _auto_may_take_mosaic(call, hopper):
+  if _auto_may_take_mosaic(call, device.is_hopper()):
     return ("triton", "mosaic")
   return ("triton",)
 
@@ -148,9 +153,9 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, CONFIG_TYPES, ("auto",))
   backend = resolve_backend(call, config, backend)
-  if isinstance(config, config_lib.TileConfig) and not call.interpret:
-    config_lib.check_triton_tiles(config, call.dtype,
-                                  validation.compute_capability())
-  elif isinstance(config, config_lib.MosaicConfig):
-    config_lib.check_mosaic_config(config, call.dtype, call.out_dtype)
-  return frontend.matmul(KERNELS[backend], a, b, call, config)
+  if isinstance(config, triton_config.TileConfig) and not call.interpret:
+    triton_config.check_triton_tiles(config, call.dtype,
+                                     device.compute_capability())
+  elif isinstance(config, mosaic_config.MosaicConfig):
+    mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
+  return autodiff.matmul(KERNELS[backend], a, b, call, config)

@@ -24,10 +24,10 @@ from jaxlib.mlir.dialects import llvm
 from jaxlib.mlir.dialects import memref
 import numpy as np
 
-from pallas_tiled import config as config_lib
+from pallas_tiled import layouts
 
-SWIZZLE = config_lib.SWIZZLE_BYTES
-WIDTH = config_lib.swizzle_elements(jnp.float32)  # Per swizzled row.
+SWIZZLE = layouts.SWIZZLE_BYTES
+WIDTH = layouts.swizzle_elements(jnp.float32)  # Per swizzled row.
 _K_INSTR = 8  # K of one TF32 wgmma instruction.
 _M_INSTR = 64  # M of one wgmma instruction (a warpgroup's 4 x 16 rows).
 

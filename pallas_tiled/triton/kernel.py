@@ -32,10 +32,12 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
-from pallas_tiled import config as config_lib
-from pallas_tiled import frontend
-from pallas_tiled import masking
-from pallas_tiled import tuning_cache
+from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import layouts
+from pallas_tiled import validation
+from pallas_tiled.triton import heuristics
+from pallas_tiled.triton import masking
+from pallas_tiled.tuning import cache as tuning_cache
 
 
 def _grouped_tile(pid, *, num_m, num_n, group_m):
@@ -115,7 +117,7 @@ def _aligned(a, b, problem):
   stored (K, M), N for b (K, N). Padding K pads it in both operands, so that
   they agree; padded M and N are never stored (the masks keep the true sizes).
   """
-  step = config_lib.rows_alignment(a.dtype)
+  step = layouts.rows_alignment(a.dtype)
   p = problem
   to_step = lambda size: -size % step
   pad_k = to_step(p.k) if not p.transpose_a or p.transpose_b else 0
@@ -135,39 +137,21 @@ def _kernel_precision(precision, dtype, interpret):
   if jnp.dtype(dtype).itemsize == 1:
     return None
   if (not interpret and jnp.dtype(dtype) == jnp.float32
-      and config_lib.is_highest(precision)):
+      and validation.is_highest(precision)):
     return lax.DotAlgorithmPreset.TF32_TF32_F32_X3
   return precision
 
 
-@frontend.jit_product
-def batched_product(a, b, *, problem, config, precision, out_dtype,
-                    interpret):
-  """The kernel on flattened operands: (problem.size, M, N) from a and b.
-
-  a is (a batches, M, K), or (a batches, K, M) with problem.transpose_a; b is
-  (b batches, K, N), or (b batches, N, K) with problem.transpose_b.
-  """
-  c, p = config, problem
-  precision = _kernel_precision(precision, a.dtype, interpret)
-  transpose_b = p.transpose_b
-  if c.k_major_b and not transpose_b:
-    b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
-    transpose_b = True
-    p = dataclasses.replace(p, transpose_b=True)
-  k = p.k
-  if c.align_operands:
-    a, b, k = _aligned(a, b, p)
-  grid, tile_indices = _grid_and_tiles(
-      p.size, pl.cdiv(p.m, c.block_m), pl.cdiv(p.n, c.block_n), c.split_k,
-      c.group_m)
+def _block_specs(p, c, tile_indices, k_strip, out_dtype):
+  """Each program's blocks: its row strip of `a`, its column strip of `b`
+  (both k_strip deep: all of K, or its K range with split_k), and its output
+  tile; and the output's shape (float32 partial sums, one slab per K range,
+  with split_k)."""
   # Grid point (p0, p1, pz) -> batch element g, tile (i, j), K range s.
   tile_i = lambda p0, p1: tile_indices(p0, p1)[0]
   tile_j = lambda p0, p1: tile_indices(p0, p1)[1]
   g_of = lambda pz: pz // c.split_k
   s_of = lambda pz: pz % c.split_k
-  # Each program's strips span whole K-phases: with split_k, its share of K.
-  k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   if p.transpose_a:
     a_spec = pl.BlockSpec((None, k_strip, c.block_m),
                           lambda p0, p1, pz: (p.a_index(g_of(pz)), s_of(pz),
@@ -176,7 +160,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     a_spec = pl.BlockSpec((None, c.block_m, k_strip),
                           lambda p0, p1, pz: (p.a_index(g_of(pz)),
                                               tile_i(p0, p1), s_of(pz)))
-  if transpose_b:
+  if p.transpose_b:
     b_spec = pl.BlockSpec((None, c.block_n, k_strip),
                           lambda p0, p1, pz: (p.b_index(g_of(pz)),
                                               tile_j(p0, p1), s_of(pz)))
@@ -188,40 +172,67 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     out_shape = jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype)
     out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
                             lambda p0, p1, pz: (pz, *tile_indices(p0, p1)))
-  else:  # float32 partial sums, one slab per K range.
+  else:
     out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, p.m, p.n),
                                      jnp.float32)
     out_spec = pl.BlockSpec((None, None, c.block_m, c.block_n),
                             lambda p0, p1, pz: (s_of(pz), g_of(pz),
                                                 *tile_indices(p0, p1)))
+  return [a_spec, b_spec], out_spec, out_shape
+
+
+@kernel_lib.jit_product
+def batched_product(a, b, *, problem, config, precision, out_dtype,
+                    interpret):
+  """The kernel on flattened operands: (problem.size, M, N) from a and b.
+
+  a is (a batches, M, K), or (a batches, K, M) with problem.transpose_a; b is
+  (b batches, K, N), or (b batches, N, K) with problem.transpose_b.
+  """
+  c, p = config, problem
+  precision = _kernel_precision(precision, a.dtype, interpret)
+  if c.k_major_b and not p.transpose_b:
+    b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
+    p = dataclasses.replace(p, transpose_b=True)
+  k = p.k
+  if c.align_operands:
+    a, b, k = _aligned(a, b, p)
+  grid, tile_indices = _grid_and_tiles(
+      p.size, pl.cdiv(p.m, c.block_m), pl.cdiv(p.n, c.block_n), c.split_k,
+      c.group_m)
+  # Each program's strips span whole K-phases: with split_k, its share of K.
+  k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
+  in_specs, out_spec, out_shape = _block_specs(p, c, tile_indices, k_strip,
+                                               out_dtype)
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,
-      transpose_a=p.transpose_a, transpose_b=transpose_b,
+      transpose_a=p.transpose_a, transpose_b=p.transpose_b,
       precision=precision)
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,
       grid=grid,
-      in_specs=[a_spec, b_spec],
+      in_specs=in_specs,
       out_specs=out_spec,
       compiler_params=pltriton.CompilerParams(
           num_warps=c.num_warps, num_stages=c.num_stages),
       interpret=interpret,
       name="pallas_tiled_matmul",
   )(a, b)
-  if c.split_k > 1:
+  if c.split_k > 1:  # Adds the K ranges' partial sums.
     out = out.sum(axis=0).astype(out_dtype)
   return out
 
 
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
-  """The config a call runs when given none: see tuning_cache.select_config."""
+  """The config a call runs when given none: see
+  `tuning.cache.select_config`."""
   del out_dtype  # The Triton configs hold for every output dtype.
   return tuning_cache.select_config(
       "triton", m, n, k, dtype, precision, auto=auto,
-      default=lambda: config_lib.default_tiled_config(m, n, k, dtype,
+      default=lambda: heuristics.default_tiled_config(m, n, k, dtype,
                                                       precision))
 
 
-KERNEL = frontend.Kernel("triton", batched_product, select_config)
+KERNEL = kernel_lib.Kernel("triton", batched_product, select_config)

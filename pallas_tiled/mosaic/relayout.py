@@ -24,8 +24,8 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
-from pallas_tiled import config as config_lib
-from pallas_tiled import masking
+from pallas_tiled import layouts
+from pallas_tiled.triton import masking
 
 # (rows, bytes per row) of one program's block, and its warps; measured on
 # an H200 over the suites' operand and result shapes (BUILD_NOTES.md).
@@ -136,7 +136,7 @@ def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
     plain_pad = not transpose and shape[0] >= rows and shape[1] >= cols
     # Padding bfloat16 operands in the suites: rows of 16-byte multiples,
     # ours was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0).
-    unaligned_rows = cols % config_lib.rows_alignment(x.dtype)
+    unaligned_rows = cols % layouts.rows_alignment(x.dtype)
     if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
         or (plain_pad and unaligned_rows and x.size >= _XLA_UNALIGNED_PAD_FROM)
         or (not interpret and jax.default_backend() != "gpu")):

@@ -19,11 +19,20 @@ from __future__ import annotations
 from jax import lax
 import jax.numpy as jnp
 
+from pallas_tiled import validation
+
 _U32 = jnp.uint32
 # TF32 drops float32's 13 low mantissa bits; adding half of the dropped range
 # before clearing them rounds to nearest (ties away from zero).
 _TF32_MASK = 0xFFFFE000
 _TF32_HALF = 0x1000
+
+
+def applies(dtype, precision) -> bool:
+  """Whether the Mosaic kernel computes this call as three-pass TF32:
+  float32 at HIGHEST precision."""
+  return (jnp.dtype(dtype) == jnp.float32
+          and validation.is_highest(precision))
 
 
 def round_to_tf32(x):

@@ -4,7 +4,7 @@ An entry maps a key (device, backend, dtype, precision, shape bucket) to the
 best config the autotuner found there for that backend (a TileConfig for
 "triton", a MosaicConfig for "mosaic") and the time it measured. The user's
 cache lives at $PALLAS_TILED_CACHE, or ~/.cache/pallas_tiled/autotune.json.
-Tables for known devices ship in `pallas_tiled/tuned/` in the same format:
+Tables for known devices ship in `tables/` in the same format:
 they are the autotuner's own output on that device.
 
 A cache file that cannot be read as such is never used: it raises a
@@ -23,19 +23,21 @@ import pathlib
 import tempfile
 import warnings
 
-import jax
 from jax import lax
 import jax.numpy as jnp
 
-from pallas_tiled import config as config_lib
+from pallas_tiled import config_checks
+from pallas_tiled import device
+from pallas_tiled import layouts
+from pallas_tiled.mosaic.config import MosaicConfig
+from pallas_tiled.triton.config import TileConfig
 
 CACHE_ENV = "PALLAS_TILED_CACHE"
 FORMAT_VERSION = 2
 # Which config dataclass each backend's entries hold.
-CONFIG_TYPES = {"triton": config_lib.TileConfig,
-                "mosaic": config_lib.MosaicConfig}
+CONFIG_TYPES = {"triton": TileConfig, "mosaic": MosaicConfig}
 SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
-_TUNED_DIR = pathlib.Path(__file__).parent / "tuned"
+_TABLES_DIR = pathlib.Path(__file__).parent / "tables"
 
 
 class CorruptCacheWarning(UserWarning):
@@ -68,20 +70,21 @@ def shape_bucket(m: int, n: int, k: int, dtype) -> str:
   with B's rows padded to 1024); neither ("-unaligned": no wide aligned
   loads at all).
   """
-  dims = "x".join(str(config_lib.next_power_of_two(max(d, 16)))
+  dims = "x".join(str(config_checks.next_power_of_two(max(d, 16)))
                   for d in (m, n, k))
-  if config_lib.has_unaligned_rows(n, k, dtype):
+  if layouts.has_unaligned_rows(n, k, dtype):
     return dims + "-unaligned"
   # Rows (K of `a`, N of `b`) of whole swizzle widths load fastest in both
   # kernels.
-  if config_lib.has_unaligned_rows(n, k, dtype, config_lib.SWIZZLE_BYTES):
+  if layouts.has_unaligned_rows(n, k, dtype, layouts.SWIZZLE_BYTES):
     return dims + "-rows16"
   return dims
 
 
-def cache_key(device: str, backend: str, dtype, precision, m: int, n: int,
+def cache_key(kind: str, backend: str, dtype, precision, m: int, n: int,
               k: int) -> str:
-  return "|".join((device, backend, jnp.dtype(dtype).name,
+  """The key of device `kind`'s entry for one backend and problem."""
+  return "|".join((kind, backend, jnp.dtype(dtype).name,
                    precision_name(precision, dtype),
                    shape_bucket(m, n, k, dtype)))
 
@@ -92,10 +95,10 @@ def _from_version_1(entries: dict) -> dict[str, dict]:
     return entries
   upgraded = {}
   for key, entry in entries.items():
-    device, _, rest = str(key).partition("|")
+    kind, _, rest = str(key).partition("|")
     if isinstance(entry, dict):
       entry = {"backend": "triton", **entry}
-    upgraded[f"{device}|triton|{rest}"] = entry
+    upgraded[f"{kind}|triton|{rest}"] = entry
   return upgraded
 
 
@@ -189,14 +192,14 @@ class TuningCache:
 _shipped: dict[str, TuningCache] = {}
 
 
-def shipped_table(device: str) -> TuningCache | None:
-  """The tuned table that ships for `device`, if there is one."""
-  name = SHIPPED_TABLES.get(device)
-  if name is None or not (_TUNED_DIR / name).exists():
+def shipped_table(kind: str) -> TuningCache | None:
+  """The tuned table that ships for device `kind`, if there is one."""
+  name = SHIPPED_TABLES.get(kind)
+  if name is None or not (_TABLES_DIR / name).exists():
     return None
-  if device not in _shipped:
-    _shipped[device] = TuningCache(_TUNED_DIR / name)
-  return _shipped[device]
+  if kind not in _shipped:
+    _shipped[kind] = TuningCache(_TABLES_DIR / name)
+  return _shipped[kind]
 
 
 _user_caches: dict[pathlib.Path, TuningCache] = {}
@@ -210,11 +213,11 @@ def user_cache() -> TuningCache:
   return _user_caches[path]
 
 
-def _caches(device: str, auto: bool) -> list[TuningCache]:
+def _caches(kind: str, auto: bool) -> list[TuningCache]:
   """Where tuned configs are looked up, first match wins: the user's cache
-  (for config="auto" only), then the table shipped for `device`."""
+  (for config="auto" only), then the table shipped for device `kind`."""
   caches = [user_cache()] if auto else []
-  shipped = shipped_table(device)
+  shipped = shipped_table(kind)
   return caches + ([shipped] if shipped is not None else [])
 
 
@@ -229,9 +232,9 @@ def select_config(backend: str, m: int, n: int, k: int, dtype,
   an entry tuned on another shape of the bucket (tuned_shape: its (M, N,
   K), or None if not recorded).
   """
-  device = jax.devices()[0].device_kind
-  key = cache_key(device, backend, dtype, precision, m, n, k)
-  for cache in _caches(device, auto):
+  kind = device.device_kind()
+  key = cache_key(kind, backend, dtype, precision, m, n, k)
+  for cache in _caches(kind, auto):
     found = cache.lookup(key)
     if found is not None and (fits is None
                               or fits(found, cache.tuned_shape(key))):
@@ -244,9 +247,9 @@ def fastest_backend(backends, m: int, n: int, k: int, dtype, precision=None,
   """The backend whose tuned entry for this problem measured fastest, if
   the first cache (as in `select_config`) holding any of them holds them
   all; None otherwise."""
-  device = jax.devices()[0].device_kind
-  for cache in _caches(device, auto):
-    times = {b: cache.time_us(cache_key(device, b, dtype, precision, m, n, k))
+  kind = device.device_kind()
+  for cache in _caches(kind, auto):
+    times = {b: cache.time_us(cache_key(kind, b, dtype, precision, m, n, k))
              for b in backends}
     if all(t is None for t in times.values()):
       continue

@@ -1,0 +1,35 @@
+"""Row alignment and swizzle widths: the memory layouts both kernels' loads
+and Hopper's matrix units need, in elements of a dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# The widest shared-memory swizzle: both kernels' default K-phases and
+# Mosaic's epilogue pieces are rows of this many bytes.
+SWIZZLE_BYTES = 128
+
+
+def rows_alignment(dtype, alignment_bytes: int = 16) -> int:
+  """Elements per `alignment_bytes`: rows whose length is not a multiple of
+  16 bytes' worth cannot be loaded with wide, aligned accesses."""
+  return alignment_bytes // np.dtype(dtype).itemsize
+
+
+def swizzle_elements(dtype) -> int:
+  """Elements in one SWIZZLE_BYTES row: 32 float32, 64 16-bit, 128 float8."""
+  return rows_alignment(dtype, SWIZZLE_BYTES)
+
+
+def has_unaligned_rows(n: int, k: int, dtype,
+                       alignment_bytes: int = 16) -> bool:
+  """Whether a row of `a` (K long) or of `b` (N long) is not a multiple of
+  `alignment_bytes`."""
+  step = rows_alignment(dtype, alignment_bytes)
+  return bool(k % step or n % step)
+
+
+def wgmma_needs_k_major(dtype) -> bool:
+  """Whether Hopper's wgmma needs both operands K-major for `dtype`: TF32
+  and float8 do; only 16-bit operands may be stored either way."""
+  return np.dtype(dtype).itemsize != 2

@@ -1,0 +1,64 @@
+"""The MosaicConfigs the autotuner times for one problem."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pallas_tiled import config_checks
+from pallas_tiled import layouts
+from pallas_tiled.mosaic import heuristics
+from pallas_tiled.mosaic import tf32x3
+from pallas_tiled.mosaic.config import MosaicConfig
+from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
+from pallas_tiled.mosaic.config import check_mosaic_config
+
+
+def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
+  """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
+  128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
+  pipeline depths, of 128x64 (two 64x64, 256-byte K-tiles), of 128x192
+  (fewer waves where a dimension just passes a multiple of 128, e.g.
+  4097^3), of 128x256 with 256-byte K-tiles in two stages (half the
+  barrier round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200,
+  TF32 1-8% slower), and the tile orders and the cluster that came close
+  on an H200 (BUILD_NOTES.md).
+
+  float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
+  sums double the accumulator registers).
+  """
+  promoted = tf32x3.applies(dtype, precision)
+  first = heuristics.default_mosaic_config(m, n, k, dtype, promoted=promoted)
+  tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
+  # Epilogue pieces at most 64 wide, as the narrowest candidate tile is
+  # (it narrows only float8's 128-byte pieces).
+  base = dict(tile_k=tile_k, epi_tile_n=min(first.epi_tile_n, 64),
+              lowering=first.lowering, num_sms=first.num_sms)
+  wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
+  candidates = [first]
+  for stages in (3, 4):
+    candidates += [
+        dataclasses.replace(wide, max_concurrent_steps=stages),
+        MosaicConfig(max_concurrent_steps=stages, **base)]
+  candidates += [
+      dataclasses.replace(wide, grid_minor_dim="m"),
+      dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
+      dataclasses.replace(wide, tile_n=192, max_concurrent_steps=4),
+      dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2)]
+  for stages in (4, 5):
+    candidates += [
+        MosaicConfig(tile_n=64, max_concurrent_steps=stages, **base),
+        MosaicConfig(tile_m=64, wg_dimension="m",
+                     max_concurrent_steps=stages, **base)]
+  for wg_dimension in ("m", "n"):
+    candidates.append(MosaicConfig(
+        tile_m=64, tile_n=64, wg_dimension=wg_dimension,
+        max_concurrent_steps=4, **dict(base, tile_k=2 * tile_k)))
+  if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
+    candidates = [c for c in candidates
+                  if c.tile_m * c.tile_n <= PROMOTED_MAX_TILE]
+    candidates += [
+        dataclasses.replace(first, grid_tile_width=8, cluster_dimension="m"),
+        dataclasses.replace(first, tile_k=2 * first.tile_k,
+                            max_concurrent_steps=3)]
+  return config_checks.passing(
+      candidates, lambda c: check_mosaic_config(c, dtype, dtype))

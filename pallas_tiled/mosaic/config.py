@@ -1,0 +1,204 @@
+"""`MosaicConfig`: the Hopper kernel's tiles and knobs, and the rules the
+compiled kernel puts on them (wgmma's shapes, shared memory)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from pallas_tiled import config_checks
+from pallas_tiled import device
+from pallas_tiled import layouts
+
+# MosaicConfig's dimension names, and Mosaic GPU's two lowerings
+# (CompilerParams.lowering_semantics; see kernel.py).
+MOSAIC_DIMS = ("m", "n")
+MOSAIC_LOWERINGS = ("warpgroup", "lane")
+# Elements of one consumer's tile where the Mosaic kernel keeps a float32
+# sum beside wgmma's accumulator (three-pass TF32): two 64x128 float32
+# tiles are 128 of a consumer thread's registers.
+PROMOTED_MAX_TILE = 64 * 128
+# What Mosaic GPU allocates in shared memory besides a kernel's buffers: the
+# pipeline's barriers (64 bytes with 4 stages on an H200), with room to spare.
+_BARRIER_BYTES = 1024
+_SMEM_LIMIT = device.SHARED_MEMORY_LIMIT_BYTES[device.HOPPER]
+
+
+@dataclasses.dataclass(frozen=True)
+class MosaicConfig:
+  """Tiles and knobs of the Mosaic GPU kernel (`kernel.py`).
+
+  tile_m, tile_n: the output tile of one consumer warpgroup (its float32
+    accumulator lives in registers: tile_m * tile_n / 128 per thread, so keep
+    tile_m * tile_n <= 128 * 256, and <= PROMOTED_MAX_TILE for float32 at
+    HIGHEST, which keeps a second such tile). tile_m is a multiple of 64
+    (wgmma's M), tile_n a multiple of 8 and at most 256 (wgmma's N).
+  tile_k: K-phase width. tile_k * itemsize should be 128 bytes (128 float8,
+    64 bf16/f16 elements, 32 float32) for the widest swizzle; at least 32
+    bytes.
+  max_concurrent_steps: K-tiles in flight in shared memory (pipeline depth).
+  warp_specialized: one producer warpgroup issues the TMA loads and two
+    consumer warpgroups compute a (2 * tile_m) x tile_n or tile_m x (2 *
+    tile_n) CTA tile (see `wg_dimension`). False: one warpgroup does both,
+    CTA tile = consumer tile.
+  wg_dimension: "m" or "n", the dimension along which the two consumer
+    warpgroups split the CTA tile (ignored without warp specialization).
+  grid_minor_dim, grid_tile_width: tile order, `plgpu.planar_snake`: strips
+    of `grid_tile_width` tiles along `grid_minor_dim` ("m" or "n"), walked
+    alternately forwards and backwards.
+  cluster_dimension: "none", or "m" / "n": CTAs run in clusters of two that
+    compute neighbouring CTA tiles along that dimension and share the
+    operand strip both need through TMA multicast (B's for "m", A's for
+    "n"), halving its loads from L2. Needs warp specialization.
+  epi_tile_m, epi_tile_n: the epilogue stores the accumulator in pieces of
+    this shape through shared memory (must divide tile_m and tile_n; 0
+    means the whole consumer tile).
+  num_sms: persistent CTAs launched, one per SM (132 on an H100 SXM or
+    H200; the heuristics use the device's own count).
+  lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
+    differ only for outputs that are not a whole number of (8, 128-byte)
+    tiles: warpgroup pads such outputs and slices them afterwards, lane
+    stores them in place (rows of 16-byte multiples).
+  """
+
+  tile_m: int = 128
+  tile_n: int = 128
+  tile_k: int = 64
+  max_concurrent_steps: int = 4
+  warp_specialized: bool = True
+  wg_dimension: str = "n"
+  grid_minor_dim: str = "n"
+  grid_tile_width: int = 4
+  cluster_dimension: str = "none"
+  epi_tile_m: int = 64
+  epi_tile_n: int = 64
+  num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
+  lowering: str = "warpgroup"
+
+  def __post_init__(self):
+    config_checks.check_fields(
+        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
+        choices={"wg_dimension": MOSAIC_DIMS, "grid_minor_dim": MOSAIC_DIMS,
+                 "cluster_dimension": ("none", *MOSAIC_DIMS),
+                 "lowering": MOSAIC_LOWERINGS})
+    if self.cluster_dimension != "none" and not self.warp_specialized:
+      raise ValueError(
+          f"MosaicConfig.cluster_dimension={self.cluster_dimension!r} needs"
+          " warp_specialized=True (the multicast pipeline is the warp-"
+          "specialized one).")
+    if self.tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
+          " (wgmma's M).")
+    if self.tile_n % 8 or self.tile_n > 256:
+      raise ValueError(
+          f"MosaicConfig.tile_n={self.tile_n} must be a multiple of 8 and at"
+          " most 256 (wgmma's N).")
+    if self.tile_k % 8:
+      raise ValueError(
+          f"MosaicConfig.tile_k={self.tile_k} must be a multiple of 8.")
+    for tile, epi in (("tile_m", "epi_tile_m"), ("tile_n", "epi_tile_n")):
+      if getattr(self, epi) and getattr(self, tile) % getattr(self, epi):
+        raise ValueError(
+            f"MosaicConfig.{epi}={getattr(self, epi)} must divide"
+            f" {tile}={getattr(self, tile)}.")
+    if self.epi_tile_m and self.epi_tile_m % 64:
+      raise ValueError(
+          f"MosaicConfig.epi_tile_m={self.epi_tile_m} must be a multiple of"
+          " 64 (a warpgroup's accumulator rows).")
+
+  @property
+  def num_compute_wgs(self) -> int:
+    return 2 if self.warp_specialized else 1
+
+  @property
+  def cta_tile(self) -> tuple[int, int]:
+    """The (rows, cols) of output one CTA computes per tile step."""
+    split = self.num_compute_wgs
+    if self.wg_dimension == "m":
+      return self.tile_m * split, self.tile_n
+    return self.tile_m, self.tile_n * split
+
+  @property
+  def cluster_size(self) -> int:
+    return 1 if self.cluster_dimension == "none" else 2
+
+  @property
+  def cluster_tile(self) -> tuple[int, int]:
+    """The (rows, cols) of output one cluster computes per tile step."""
+    cta_m, cta_n = self.cta_tile
+    return (cta_m * (2 if self.cluster_dimension == "m" else 1),
+            cta_n * (2 if self.cluster_dimension == "n" else 1))
+
+  @property
+  def epi_tile(self) -> tuple[int, int]:
+    return self.epi_tile_m or self.tile_m, self.epi_tile_n or self.tile_n
+
+  @property
+  def label(self) -> str:
+    """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
+    parts = [f"{self.tile_m}x{self.tile_n}x{self.tile_k}",
+             f"s{self.max_concurrent_steps}",
+             f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
+             f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
+             "epi{}x{}".format(*self.epi_tile)]
+    if self.cluster_size > 1:
+      parts.append(f"cluster-{self.cluster_dimension}")
+    if self.num_sms != device.FALLBACK_SM_COUNT:
+      parts.append(f"sm{self.num_sms}")
+    if self.lowering != "warpgroup":
+      parts.append(self.lowering)
+    return "/".join(parts)
+
+  backend = "mosaic"  # Not a field: which backend runs this config.
+
+  def shared_memory_bytes(self, dtype, out_dtype) -> int:
+    """Pipeline buffers plus the double-buffered epilogue, per CTA, plus an
+    allowance for the pipeline's barriers."""
+    cta_m, cta_n = self.cta_tile
+    operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
+                * np.dtype(dtype).itemsize)
+    epi_m, epi_n = self.epi_tile
+    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
+    epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
+                * np.dtype(out_dtype).itemsize)
+    return operands + epilogue + _BARRIER_BYTES
+
+
+def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
+  """`config`, made to fit in Hopper's shared memory with `out_dtype`
+  outputs: its epilogue pieces narrowed to 128 bytes of out_dtype, then its
+  stages lowered (to 2 at least) until it fits.
+
+  Tuned entries are measured with outputs of the input dtype; a wider
+  output doubles or quadruples their epilogue buffers. bfloat16 4096^3's
+  H200 entry with preferred_element_type=float32 took 262208 bytes, over
+  232448, and failed to compile; with 32-wide pieces it takes about 230400.
+  """
+  fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
+  width = layouts.swizzle_elements(out_dtype)
+  if not fits(config) and config.epi_tile[1] > width:
+    config = dataclasses.replace(config, epi_tile_n=width)
+  while not fits(config) and config.max_concurrent_steps > 2:
+    config = dataclasses.replace(
+        config, max_concurrent_steps=config.max_concurrent_steps - 1)
+  return config
+
+
+def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
+  """Raises ValueError if the compiled Mosaic kernel cannot take `config`."""
+  dtype = np.dtype(dtype)
+  if config.tile_k * dtype.itemsize < 32:
+    raise ValueError(
+        f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
+        f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
+        f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
+        " 128-byte swizzle).")
+  needed = config.shared_memory_bytes(dtype, out_dtype)
+  if needed > _SMEM_LIMIT:
+    raise ValueError(
+        f"{config.label} needs about {needed} bytes of shared memory per CTA"
+        f" for {dtype} inputs and {np.dtype(out_dtype)} outputs, over"
+        f" Hopper's {_SMEM_LIMIT}. Lower max_concurrent_steps, the tiles or the"
+        " epilogue tile.")

@@ -1,0 +1,377 @@
+"""The Hopper kernel: Pallas on Mosaic GPU, with TMA, wgmma and warpgroups.
+
+The concept of `triton/kernel.py` (output tiles to programs, K-phases into
+a float32 accumulator, zero-filled edges) in Hopper's own units, with the
+staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
+
+* Schedule: one persistent CTA per SM walks the output tiles in planar
+  snake order (`_tile_views`).
+* Pipeline: a producer warpgroup keeps `max_concurrent_steps` (A, B)
+  K-tiles in flight in swizzled shared memory, loaded by TMA, which
+  zero-fills past the arrays' edges (`_pipeline`).
+* Consumer K-loop: two consumer warpgroups each add every K-tile's wgmma
+  product into a float32 accumulator in registers (`_consumer_step`).
+* Epilogue: each consumer casts its accumulator once and stores it through
+  shared memory with TMA (`epilogue.py`).
+
+What the arrays must look like for TMA and wgmma (padding, K-major
+operands, the TF32 and three-pass TF32 paths) is decided on the host in
+`plan.py`; docs/design.md explains it. Mosaic GPU compiles for compute
+capability 9.0 (sm_90a); in interpret mode the kernel runs on the CPU in
+Mosaic GPU's interpreter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+import jax.numpy as jnp
+
+from pallas_tiled import kernel as kernel_lib
+from pallas_tiled.mosaic import epilogue
+from pallas_tiled.mosaic import heuristics
+from pallas_tiled.mosaic import plan as plan_lib
+from pallas_tiled.mosaic import relayout
+from pallas_tiled.mosaic import tf32_wgmma
+from pallas_tiled.mosaic.config import MOSAIC_DIMS
+
+# Registers per thread kept by the producer warpgroup (the rest go to the two
+# consumers); 40 is what jax's Hopper example uses.
+_MEMORY_REGISTERS = 40
+# Mosaic GPU's two lowerings (CompilerParams.lowering_semantics): warpgroup
+# (the default from jax 0.11, which infers layouts; jax's Hopper example uses
+# it) and lane (the default in 0.10, explicit layouts only).
+_SEMANTICS = {
+    "warpgroup": lambda: plgpu.LoweringSemantics.Warpgroup,
+    "lane": lambda: plgpu.LoweringSemantics.Lane,
+}
+
+
+def _interpret_params():
+  """The Mosaic GPU interpreter's parameters.
+
+  Public as plgpu.InterpretGPUParams from jax 0.11; jax 0.10 has them only
+  in a private module, the one private import of this package.
+  """
+  params = getattr(plgpu, "InterpretGPUParams", None)
+  if params is None:  # jax 0.10
+    from jax._src.pallas.mosaic_gpu.interpret import params as params_lib  # pylint: disable=g-import-not-at-top
+    params = params_lib.InterpretGPUParams
+  return params()
+
+
+def _interpreter_fills_out_of_bounds() -> bool:
+  """Whether the interpreter zero-fills OOB loads and clips OOB stores
+  (jax >= 0.11; 0.10 raises on any out-of-bounds copy, so interpret mode
+  pads operands to whole tiles there)."""
+  return hasattr(plgpu, "InterpretGPUParams")
+
+
+def pipelines_across_tiles(config, k_steps: int, tiles: int) -> bool:
+  """Whether each CTA runs one K-pipeline across all its tiles.
+
+  With a pipeline per tile, the producer drains it at the end of every tile
+  and refills it for the next; one pipeline across tiles
+  (`plgpu.PipelinePipeline`) lets the producer load the next tile's K-tiles
+  while the consumers store this one (+0.3-1.2% on an H200, BUILD_NOTES.md).
+  jax allows it when the stages divide the K-steps, and it needs two tiles
+  or more per CTA (the first tile STARTs the pipeline, the last STOPs it).
+  """
+  return (config.warp_specialized
+          and k_steps % config.max_concurrent_steps == 0
+          and tiles >= 2 * (config.num_sms // config.cluster_size))
+
+
+# Schedule: which output tile a CTA computes at each step of its loop.
+
+
+def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
+  """GMEM windows of this step's output tile and its operand strips."""
+  c = plan.config
+  g, lin_idx = loop_info.index
+  mi, ni = plgpu.planar_snake(lin_idx, plan.tile_grid,
+                              MOSAIC_DIMS.index(c.grid_minor_dim),
+                              c.grid_tile_width)
+  if c.cluster_size > 1:  # This CTA's half of the cluster tile.
+    cta = lax.axis_index("cluster")
+    if c.cluster_dimension == "m":
+      mi = mi * 2 + cta
+    else:
+      ni = ni * 2 + cta
+  cta_m, cta_n = c.cta_tile
+  rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
+  a = a_ref.at[plan.problem.a_index(g)]
+  b = b_ref.at[plan.problem.b_index(g)]
+  a = a.at[rows, :] if plan.a_k_major else a.at[:, rows]
+  b = b.at[cols, :] if plan.b_k_major else b.at[:, cols]
+  o = o_ref.at[g]
+  return a, b, o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
+
+
+def _loop_grid(plan: plan_lib.Plan) -> tuple[int, int]:
+  """The persistent loop's iteration space: batch elements x cluster tiles."""
+  m_iters, n_iters = plan.tile_grid
+  return plan.problem.size, m_iters * n_iters
+
+
+# Pipeline: K-tiles of A and B staged in shared memory by TMA.
+
+
+def _operand_specs(plan: plan_lib.Plan, dtype, **spec_args):
+  """BlockSpecs of one K-step's (A, B) tiles in shared memory; `spec_args`
+  maps "a" and "b" to extra BlockSpec arguments."""
+  c = plan.config
+  cta_m, cta_n = c.cta_tile
+  transforms = plan_lib.smem_transforms(plan.swizzle, dtype)
+  specs = []
+  for name, k_major, width in (("a", plan.a_k_major, cta_m),
+                               ("b", plan.b_k_major, cta_n)):
+    block = (width, c.tile_k) if k_major else (c.tile_k, width)
+    index = (lambda ki: (0, ki)) if k_major else (lambda ki: (ki, 0))
+    specs.append(plgpu.BlockSpec(block, index, transforms=transforms,
+                                 **spec_args.get(name, {})))
+  return specs
+
+
+def _warp_specialized_pipeline(plan, dtype, body, compute_context,
+                               pipeline_state=None):
+  """The producer warpgroup's TMA pipeline feeding the consumers' `body`.
+
+  A cluster along M shares B's strip, one along N shares A's: each CTA
+  loads part of the shared block and TMA multicasts it to both.
+  """
+  c = plan.config
+  multicast = lambda dim: dict(
+      collective_axes=("cluster",) if c.cluster_dimension == dim else ())
+  return plgpu.emit_pipeline_warp_specialized(
+      body,
+      grid=(plan.k_steps,),
+      memory_registers=_MEMORY_REGISTERS,
+      in_specs=_operand_specs(plan, dtype, a=multicast("n"),
+                              b=multicast("m")),
+      wg_axis="wg",
+      num_compute_wgs=c.num_compute_wgs,
+      max_concurrent_steps=c.max_concurrent_steps,
+      compute_context=compute_context,
+      pipeline_state=pipeline_state,
+  )
+
+
+def _pipeline_state(plan: plan_lib.Plan, loop_info):
+  """START, STEADY or STOP where one pipeline runs across a CTA's tiles
+  (`pipelines_across_tiles`), else None (a pipeline per tile)."""
+  tiles = plan.problem.size * plan.tile_grid[0] * plan.tile_grid[1]
+  if not pipelines_across_tiles(plan.config, plan.k_steps, tiles):
+    return None
+  step, last = loop_info.local_index, loop_info.num_local_steps - 1
+  return jnp.where(step == 0, int(plgpu.PipelinePipeline.START),
+                   jnp.where(step == last, int(plgpu.PipelinePipeline.STOP),
+                             int(plgpu.PipelinePipeline.STEADY)))
+
+
+# Consumer K-loop: each K-step's wgmma product into the accumulator.
+
+
+def _wg_operands(plan: plan_lib.Plan, wg, a_smem, b_smem):
+  """Consumer wg's (tile_m, tile_k) and (tile_k, tile_n) wgmma views."""
+  c = plan.config
+  rows = pl.ds(wg * c.tile_m, c.tile_m) if plan.split_m else slice(None)
+  cols = pl.ds(wg * c.tile_n, c.tile_n) if plan.split_n else slice(None)
+  if plan.a_in_registers:  # tf32_wgmma's (k, m) and (n, k) tiles.
+    return a_smem.at[:, rows], b_smem.at[cols]
+  a = (a_smem.at[rows] if plan.a_k_major
+       else a_smem.at[:, rows].transpose((1, 0)))
+  b = (b_smem.at[cols].transpose((1, 0)) if plan.b_k_major
+       else b_smem.at[:, cols])
+  return a, b
+
+
+def _step_product(a, b, shape):
+  """One K-step's wgmma product, in a fresh accumulator, as a value."""
+  def product(acc_ref):
+    plgpu.wgmma(acc_ref, a, b)
+    return acc_ref[...]
+  return pl.run_scoped(product, plgpu.ACC(shape))
+
+
+def _zero_sum(plan: plan_lib.Plan):
+  """Zeros in wgmma's register layout, which both lowerings carry (a
+  fresh accumulator, read; layout_cast is not in jax 0.10's interpreter)."""
+  return pl.run_scoped(lambda acc_ref: acc_ref[...],
+                       plgpu.ACC(plan.acc_shape))
+
+
+def _promoted_step(plan, k_step, acc_ref, total, a, b, wait):
+  """Three-pass TF32's K-step: its product into acc_ref before
+  `promote_from` (the small terms), else into the float32 `total` (its new
+  value), as wgmma's own accumulation is not accurate enough for them."""
+  def into_accumulator():
+    plgpu.wgmma(acc_ref, a, b)
+    plgpu.wgmma_wait(wait)
+    return total
+
+  return lax.cond(k_step < plan.promote_from, into_accumulator,
+                  lambda: total + _step_product(a, b, plan.acc_shape))
+
+
+def _consumer_step(plan, wg, indices, a_smem, b_smem, carry, *, wait):
+  """One K-step of consumer wg; `carry` is its accumulator ref, the value
+  that tf32_wgmma adds into, or (ref, promoted float32 sum)."""
+  a, b = _wg_operands(plan, wg, a_smem, b_smem)
+  if plan.a_in_registers:
+    return tf32_wgmma.wgmma_a_m_major(carry, a, b)
+  if plan.promote_from is not None:
+    acc_ref, total = carry
+    return acc_ref, _promoted_step(plan, indices[0], acc_ref, total, a, b,
+                                   wait)
+  plgpu.wgmma(carry, a, b)
+  plgpu.wgmma_wait(wait)
+  return carry
+
+
+def _accumulate(plan, run_pipeline, acc_ref):
+  """Runs a tile's K-loop from a zero accumulator; returns the sum."""
+  if plan.a_in_registers:  # acc is a value, carried by the pipeline.
+    return run_pipeline(_zero_sum(plan))
+  if plan.promote_from is not None:
+    _, total = run_pipeline((acc_ref, _zero_sum(plan)))
+    return total + acc_ref[...]
+  run_pipeline(acc_ref)
+  return acc_ref[...]
+
+
+# The kernel: one persistent CTA, warp-specialized or one warpgroup.
+
+
+def _warp_specialized(plan, a_ref, b_ref, o_ref):
+  """A producer warpgroup loads K-tiles; two consumers multiply and store."""
+  dtype = a_ref.dtype
+  # The bodies do not change the allocations, so allocate once, outside
+  # the tile loop, and share them across tiles.
+  unused = lambda *_, **__: None
+  allocs = _warp_specialized_pipeline(
+      plan, dtype, unused, unused).get_allocations(a_ref, b_ref)
+
+  @functools.partial(pl.run_scoped, allocs=allocs,
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype),
+                     collective_axes="wg")
+  def _scope(allocs, out_smem):
+    wg = lax.axis_index("wg")
+
+    @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
+    def _tile_loop(loop_info):
+      a_strip, b_strip, o_tile = _tile_views(plan, a_ref, b_ref, o_ref,
+                                             loop_info)
+
+      def compute_context(run_pipeline):
+        @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
+        def _acc_scope(acc_ref):
+          acc = _accumulate(plan, run_pipeline, acc_ref)
+          epilogue.store(plan, acc, out_smem, o_tile, wg, o_ref.dtype)
+
+      step = functools.partial(_consumer_step, plan, wg, wait=0)
+      _warp_specialized_pipeline(
+          plan, dtype, step, compute_context,
+          _pipeline_state(plan, loop_info))(
+              a_strip, b_strip, allocations=allocs)
+
+
+def _single_warpgroup(plan, a_ref, b_ref, o_ref):
+  """One warpgroup issues the copies and the wgmmas; a K-tile's buffer is
+  released one step late, after its wgmma has finished."""
+  release_late = dict(delay_release=1)
+  specs = _operand_specs(plan, a_ref.dtype, a=release_late, b=release_late)
+
+  @functools.partial(pl.run_scoped,
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype))
+  def _scope(out_smem):
+    @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
+    def _tile_loop(loop_info):
+      a_strip, b_strip, o_tile = _tile_views(plan, a_ref, b_ref, o_ref,
+                                             loop_info)
+
+      @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
+      def _acc_scope(acc_ref):
+        step = functools.partial(_consumer_step, plan, 0, wait=1)
+
+        def run_pipeline(carry):
+          if plan.promote_from is None:  # wgmma adds into acc_ref.
+            body = lambda indices, a_smem, b_smem: step(
+                indices, a_smem, b_smem, carry)
+            return plgpu.emit_pipeline(
+                body, grid=(plan.k_steps,), in_specs=specs,
+                max_concurrent_steps=plan.config.max_concurrent_steps)(
+                    a_strip, b_strip)
+          _, total = carry  # Only the float32 sum is carried.
+          body = lambda indices, a_smem, b_smem, total: step(
+              indices, a_smem, b_smem, (acc_ref, total))[1]
+          total = plgpu.emit_pipeline(
+              body, grid=(plan.k_steps,), in_specs=specs,
+              max_concurrent_steps=plan.config.max_concurrent_steps,
+              init_carry=total)(a_strip, b_strip)
+          return acc_ref, total
+
+        acc = _accumulate(plan, run_pipeline, acc_ref)
+        epilogue.store(plan, acc, out_smem, o_tile, 0, o_ref.dtype)
+
+
+def _kernel(a_ref, b_ref, o_ref, *, plan: plan_lib.Plan):
+  """One persistent CTA: loops over its output tiles, pipelines K-tiles.
+
+  a_ref, b_ref and o_ref are laid out as `plan` says; batch element g reads
+  a[problem.a_index(g)] and b[problem.b_index(g)].
+  """
+  if plan.config.warp_specialized:
+    _warp_specialized(plan, a_ref, b_ref, o_ref)
+  else:
+    _single_warpgroup(plan, a_ref, b_ref, o_ref)
+  # Every TMA store must land before the kernel exits.
+  plgpu.wait_smem_to_gmem(0, wait_read_only=True)
+
+
+@kernel_lib.jit_product
+def batched_product(a, b, *, problem, config, precision, out_dtype,
+                    interpret):
+  """The kernel on flattened operands: (problem.size, M, N); see
+  triton/kernel.py.
+
+  float32 runs as TF32, or as three-pass TF32 at HIGHEST precision (`matmul`
+  sends other precisions to the Triton backend).
+  """
+  old_interpreter = interpret and not _interpreter_fills_out_of_bounds()
+  if interpret:  # The interpreter runs each CTA as threads: use few.
+    config = dataclasses.replace(config, num_sms=min(config.num_sms, 2))
+  if old_interpreter:  # jax 0.10's interpreter cannot model clusters.
+    config = dataclasses.replace(config, cluster_dimension="none")
+  plan, a, b = plan_lib.prepare(
+      a, b, problem=problem, config=config, precision=precision,
+      out_dtype=out_dtype, interpret=interpret,
+      old_interpreter=old_interpreter)
+  c, p = plan.config, plan.problem
+  clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
+              if c.cluster_size > 1 else {})
+  stored = (plan.n, plan.m) if plan.transposed_out else (plan.m, plan.n)
+  out = plgpu.kernel(
+      functools.partial(_kernel, plan=plan),
+      out_type=jax.ShapeDtypeStruct((p.size, *stored), out_dtype),
+      grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
+      grid_names=("sm",),
+      **clusters,
+      num_threads=c.num_compute_wgs + 1 if c.warp_specialized else None,
+      thread_name="wg" if c.warp_specialized else None,
+      compiler_params=plgpu.CompilerParams(
+          lowering_semantics=_SEMANTICS[c.lowering]()),
+      interpret=_interpret_params() if interpret else None,
+      kernel_name="pallas_tiled_mosaic_matmul",
+  )(a, b)
+  shape = (p.n, p.m) if plan.transposed_out else (p.m, p.n)
+  return relayout.relayout(out, shape=shape, interpret=interpret)
+
+
+KERNEL = kernel_lib.Kernel("mosaic", batched_product,
+                           heuristics.select_config)

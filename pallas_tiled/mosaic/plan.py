@@ -1,0 +1,274 @@
+"""How a product is laid out for the Mosaic GPU kernel, decided on the host.
+
+TMA and wgmma put rules on the arrays the kernel reads and writes: which
+operands must be K-major, which must be padded to whole swizzled tiles, how
+wide the swizzle is and over what extent the output is stored.
+`prepare` makes those decisions for one call, runs the copies they need
+(`relayout.py`) and returns the static `Plan` the kernel is built from.
+docs/design.md explains the rules and BUILD_NOTES.md the measurements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+import jax.numpy as jnp
+
+from pallas_tiled import batching
+from pallas_tiled import layouts
+from pallas_tiled.mosaic import relayout
+from pallas_tiled.mosaic import tf32_wgmma
+from pallas_tiled.mosaic import tf32x3
+from pallas_tiled.mosaic.config import MosaicConfig
+
+# TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
+_TMA_ALIGN_BYTES = 16
+# The narrowest consumer tile (tile_n) whose TF32 reads A through registers:
+# the element-wise loads of A cost about as much per K-step at any width, so
+# they pay only against wide wgmmas (H200: 64x256 tiles 2% slower than
+# K-major ones in shared memory, 64x64 tiles 27%; BUILD_NOTES.md).
+_REGISTERS_MIN_TILE_N = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+  """Everything static the kernel is built from.
+
+  a is stored (batches, M, K) if `a_k_major` else (batches, K, M); b is
+  (batches, N, K) if `b_k_major` else (batches, K, N). The kernel stores an
+  (m, n) output, or its (n, m) transpose with `transposed_out`; k is the
+  K extent it pipelines. `tiled_out`: the output is stored through
+  (8, swizzle)-tiled shared memory. `promote_from`: the K-step from which
+  products are summed in float32 registers (three-pass TF32), else None.
+  `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
+  """
+
+  config: MosaicConfig
+  problem: batching.BatchedProblem
+  m: int
+  n: int
+  k: int
+  a_k_major: bool
+  b_k_major: bool
+  swizzle: int
+  tiled_out: bool
+  promote_from: int | None
+  a_in_registers: bool
+  transposed_out: bool
+
+  @property
+  def split_m(self) -> bool:
+    """The two consumers split the CTA tile by rows."""
+    return self.config.warp_specialized and self.config.wg_dimension == "m"
+
+  @property
+  def split_n(self) -> bool:
+    return self.config.warp_specialized and self.config.wg_dimension == "n"
+
+  @property
+  def acc_shape(self) -> tuple[int, int]:
+    return self.config.tile_m, self.config.tile_n
+
+  @property
+  def tile_grid(self) -> tuple[int, int]:
+    """Cluster tiles (CTA tiles without clusters) along M and N."""
+    cluster_m, cluster_n = self.config.cluster_tile
+    return pl.cdiv(self.m, cluster_m), pl.cdiv(self.n, cluster_n)
+
+  @property
+  def k_steps(self) -> int:
+    return pl.cdiv(self.k, self.config.tile_k)
+
+
+def round_up(x: int, multiple: int) -> int:
+  return pl.cdiv(x, multiple) * multiple
+
+
+def swizzle_bytes(*minor_bytes: int) -> int:
+  """The widest swizzle (128/64/32 bytes) dividing every minor extent."""
+  return min(plgpu.find_swizzle(b * 8) for b in minor_bytes)
+
+
+def smem_transforms(swizzle: int, dtype):
+  """Tiling + swizzle of a shared-memory tile, as wgmma and TMA expect."""
+  return (plgpu.TilingTransform((8, swizzle // jnp.dtype(dtype).itemsize)),
+          plgpu.SwizzleTransform(swizzle))
+
+
+def _operand_swizzle(config, dtype, a_k_major, b_k_major) -> int:
+  """The swizzle of both operand tiles in shared memory (wgmma needs one).
+
+  It is set by the tiles' contiguous extents: tile_k for a K-major operand,
+  the consumer's tile_m or tile_n for an M- or N-major one (16-bit dtypes
+  only; TF32 operands are always K-major).
+  """
+  itemsize = jnp.dtype(dtype).itemsize
+  c = config
+  # tile_k always counts: wgmma steps through K in swizzle-wide groups.
+  swizzle = swizzle_bytes(
+      c.tile_k * itemsize,
+      (c.tile_k if a_k_major else c.tile_m) * itemsize,
+      (c.tile_k if b_k_major else c.tile_n) * itemsize)
+  if swizzle < 32:
+    raise ValueError(
+        f"{c.label}: the operand tiles' contiguous extents allow only a"
+        f" {swizzle}-byte swizzle for {jnp.dtype(dtype)}; wgmma needs 32 or"
+        " more (make tile_k, and tile_m / tile_n for M- / N-major operands,"
+        " multiples of 32 bytes).")
+  return swizzle
+
+
+def _tma_shape(x, swizzle, box, transpose):
+  """The shape `x` (transposed if `transpose`) is zero-padded to for what
+  Mosaic GPU's TMA copies can address.
+
+  Mosaic GPU copies a swizzled tile by viewing the whole GMEM array as
+  (8, swizzle / itemsize) tiles, so its rows must be a multiple of 8 and
+  its contiguous axis a multiple of the swizzle width; this also makes
+  every row stride a multiple of 16 bytes, as TMA requires. A dimension
+  smaller than `box` is padded to it. Arrays that comply keep their shape
+  (and `relayout` does not copy them).
+  """
+  rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
+  width = swizzle // jnp.dtype(x.dtype).itemsize
+  return (max(round_up(rows, 8), box[0]), max(round_up(cols, width), box[1]))
+
+
+def output_extent(m, n, config, out_dtype, transposed):
+  """(m_out, n_out, tiled): the extents over which the kernel stores an
+  (m, n) product, into an (m_out, n_out) array or, with `transposed`, an
+  (n_out, m_out) one, and whether it stores through tiled shared memory.
+
+  A tiled store makes TMA view the output as (8, width) tiles, so a ragged
+  output is padded to whole ones (and cut afterwards); the lane lowering
+  stores rows of 16-byte multiples in place, through untiled shared memory;
+  the transposed store (float32, tf32_wgmma) is always tiled. Every output
+  spans at least one cluster (or CTA) tile: on an H200, outputs narrower
+  than a consumer's tile (N <= 33 here) came out unwritten (warpgroup
+  lowering; lane is padded alike, untested).
+  """
+  cluster_m, cluster_n = config.cluster_tile
+  itemsize = jnp.dtype(out_dtype).itemsize
+  width = swizzle_bytes(config.epi_tile[1] * itemsize) // itemsize
+  if transposed:
+    return (max(round_up(m, tf32_wgmma.WIDTH), cluster_m),
+            max(round_up(n, 8), cluster_n), True)
+  if config.lowering == "lane":
+    m_out = max(m, cluster_m)
+    n_out = max(round_up(n, _TMA_ALIGN_BYTES // itemsize), cluster_n)
+    return m_out, n_out, m_out % 8 == 0 and n_out % width == 0
+  return (max(round_up(m, 8), cluster_m), max(round_up(n, width), cluster_n),
+          True)
+
+
+def _transposed_store_adds_copy(m, n, config) -> bool:
+  """Whether storing a float32 (m, n) output transposed needs a padded copy
+  where the plain store does not. Such a copy costs more than it saves:
+  3000x5000x700 took 111.7 us against 83.9 on an H200. (Transposed, the
+  kernel's product is (n, m).)"""
+  plain = output_extent(m, n, config, jnp.float32, False)[:2] != (m, n)
+  transposed = output_extent(n, m, config, jnp.float32, True)[:2] != (n, m)
+  return transposed and not plain
+
+
+def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret):
+  """Whether compiled TF32 may read an M-major A through registers
+  (`tf32_wgmma`): wide warp-specialized consumers, float32 out."""
+  c = config
+  return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
+          and c.warp_specialized and c.tile_n >= _REGISTERS_MIN_TILE_N
+          and tf32_wgmma.supports(c.tile_m, c.tile_k)
+          and not tf32x3.applies(dtype, precision))
+
+
+def _tripled_k(a, b, a_k_major, b_k_major, tile_k):
+  """Three-pass TF32 operands over a tripled K, both K-major; and the
+  K-step where the large terms (a_hi @ b_hi) start."""
+  # The barrier keeps a transpose a pass of its own, which XLA runs fast
+  # (1000^3 on an H200: 12 us of operand passes with it, 27 without).
+  if not a_k_major:
+    a = lax.optimization_barrier(jnp.swapaxes(a, -1, -2))
+  if not b_k_major:
+    b = lax.optimization_barrier(jnp.swapaxes(b, -1, -2))
+  a, b = tf32x3.tripled_k_operands(a, b, k_tile=tile_k)
+  return a, b, 2 * a.shape[-1] // 3 // tile_k
+
+
+def _staged_majors(dtype, a_k_major, b_k_major, *, old_interpreter,
+                   a_in_registers):
+  """Whether A and B are K-major in shared memory: wgmma reads 16-bit
+  operands either way, TF32 and float8 from shared memory only K-major;
+  TF32 with A in registers wants it M-major."""
+  if old_interpreter:
+    # jax 0.10's interpreter cannot read transposed SMEM views (and has no
+    # TF32 layout rules): stage A as (M, K) and B as (K, N).
+    return True, False
+  if a_in_registers:
+    return False, True
+  if layouts.wgmma_needs_k_major(dtype):
+    return True, True
+  return a_k_major, b_k_major
+
+
+def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
+            old_interpreter):
+  """(plan, a, b): the layout decisions for one call, and the operands
+  copied (padded, transposed) where TMA needs it, in one launch.
+
+  A row-major B is N-major, but B^T is an M-major A, so where TF32 reads
+  A through registers a product of two row-major operands runs as
+  C^T = B^T A^T, stored transposed: no copies.
+  """
+  c, p = config, problem
+  dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
+  registers_ok = _tf32_registers_ok(c, dtype, out_dtype, precision, interpret)
+  transposed_out = (registers_ok and not p.transpose_a and not p.transpose_b
+                    and not _transposed_store_adds_copy(p.m, p.n, c))
+  if transposed_out:
+    p, a, b = p.transposed(), b, a
+  a_k_major, b_k_major = not p.transpose_a, p.transpose_b
+  a_in_registers = registers_ok and not a_k_major
+  if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
+    c = dataclasses.replace(c, lowering="lane")
+  promote_from, k_len = None, p.k
+  if tf32x3.applies(dtype, precision):
+    a, b, promote_from = _tripled_k(a, b, a_k_major, b_k_major, c.tile_k)
+    a_k_major = b_k_major = True
+    k_len = a.shape[-1]
+  want = _staged_majors(dtype, a_k_major, b_k_major,
+                        old_interpreter=old_interpreter,
+                        a_in_registers=a_in_registers)
+  transposes = (a_k_major != want[0], b_k_major != want[1])
+  a_k_major, b_k_major = want
+  swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
+  if old_interpreter:
+    # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
+    cluster_m, cluster_n = c.cluster_tile
+    m_out, n_out = round_up(p.m, cluster_m), round_up(p.n, cluster_n)
+    k_padded = round_up(k_len, c.tile_k)
+    shapes = (m_out, k_padded), (k_padded, n_out)
+  else:
+    # Zero padding along K adds nothing; A's rows past M and B's columns
+    # past N only reach output elements that are never stored. Boxes are
+    # never larger than the arrays, and K spans at least as many K-tiles as
+    # the pipeline keeps in flight.
+    cta_m, cta_n = c.cta_tile
+    min_k = c.tile_k * c.max_concurrent_steps
+    a_box = (cta_m, min_k) if a_k_major else (min_k, cta_m)
+    b_box = (cta_n, min_k) if b_k_major else (min_k, cta_n)
+    shapes = (_tma_shape(a, swizzle, a_box, transposes[0]),
+              _tma_shape(b, swizzle, b_box, transposes[1]))
+    m_out, n_out = p.m, p.n
+  a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
+                               interpret=interpret)
+  m_out, n_out, tiled_out = output_extent(m_out, n_out, c, out_dtype,
+                                          transposed_out)
+  # TMA zero-fills past the end of the shorter K extent, if they differ.
+  k = max(a.shape[-1] if a_k_major else a.shape[-2],
+          b.shape[-1] if b_k_major else b.shape[-2])
+  plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
+              tiled_out, promote_from, a_in_registers, transposed_out)
+  return plan, a, b

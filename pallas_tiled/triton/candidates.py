@@ -1,0 +1,67 @@
+"""The Triton configs the autotuner times for one problem."""
+
+from __future__ import annotations
+
+from jax.experimental import pallas as pl
+import numpy as np
+
+from pallas_tiled import config_checks
+from pallas_tiled import device
+from pallas_tiled import layouts
+from pallas_tiled.triton import heuristics
+from pallas_tiled.triton.config import MIN_DOT_DIM
+from pallas_tiled.triton.config import TileConfig
+from pallas_tiled.triton.config import check_triton_tiles
+
+
+def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
+                      compute_capability=device.HOPPER) -> list[TileConfig]:
+  """Configs worth timing, the heuristic's choice first.
+
+  Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
+  rather than a full product, so that tuning one shape costs 8 to 19
+  compiles. Every candidate passes `check_triton_tiles` for
+  `compute_capability`.
+  """
+  wide = np.dtype(dtype).itemsize == 4
+  bk = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
+  unaligned = layouts.has_unaligned_rows(n, k, dtype)
+  # K-major B: float32 and float8 (their wgmma needs it) unless skinny,
+  # where the transpose pass can cost more than the product; 16-bit tries
+  # both where rows are unaligned (aligned copies of Bᵀ come with the
+  # transpose).
+  needs_k_major = layouts.wgmma_needs_k_major(dtype)
+  kmajors = ([True] if needs_k_major
+             else [False, True] if unaligned else [False])
+  if needs_k_major and m <= 64:
+    kmajors = [False, True]
+  candidates = [heuristics.default_tiled_config(m, n, k, dtype, precision)]
+  if m <= 64:
+    bm = heuristics.fit_block(m, MIN_DOT_DIM, 64)
+    for (bn, bkk), stages, split in (
+        ((64, 2 * bk), 4, 1), ((64, 2 * bk), 4, 2), ((128, 2 * bk), 4, 1),
+        ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),
+        ((128, bk), 5, 4), ((64, 2 * bk), 3, 4)):
+      for kmajor in kmajors:
+        candidates.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
+                                     k_major_b=kmajor,
+                                     align_operands=unaligned))
+  else:
+    shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
+              (128, 64, 4), (64, 128, 4)]
+    if wide:
+      shapes = [(128, 128, 4), (128, 128, 8), (256, 128, 8), (64, 128, 4),
+                (128, 64, 4), (64, 64, 4)]
+    for bm, bn, warps in shapes:
+      for stages in (3, 4):
+        for kmajor in kmajors:
+          if kmajor and not needs_k_major and stages == 4:
+            continue  # Keeps unaligned 16-bit tuning to 18 compiles.
+          candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
+                                       k_major_b=kmajor,
+                                       align_operands=unaligned))
+  valid = config_checks.passing(
+      candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
+  tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
+  return [c for c in valid if c is candidates[0] or m <= 64
+          or tiles(c) >= device.sm_count() // 4]

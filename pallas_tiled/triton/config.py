@@ -1,0 +1,141 @@
+"""`TileConfig`: how the Triton kernel cuts a product into tiles, and the
+rules the compiled kernel puts on it.
+
+A config says how an (M, N) output is cut into (block_m, block_n) tiles, one
+grid program each, and how wide each K-phase is (block_k). Any positive tile
+is valid in interpret mode (the seeds' 3x3 and 4x4 toy tiles run on the
+CPU); the compiled kernel's stricter rules are `check_triton_tiles`, run
+before anything is traced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from pallas_tiled import config_checks
+from pallas_tiled import device
+
+# tl.dot needs every dimension of both operands to be at least 16.
+MIN_DOT_DIM = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class TileConfig:
+  """Output tile (block_m x block_n), K-phase width block_k and kernel knobs.
+
+  num_warps, num_stages: Triton's threads per program (in warps of 32) and
+    the depth of its K-phase software pipeline.
+  group_m: programs walk the output tiles in groups of `group_m` tile rows,
+    column by column within a group, so that concurrently running programs
+    share their strips of `a` and `b` in L2 (1 is plain row-major order).
+  split_k: K is cut into `split_k` ranges computed by separate programs whose
+    float32 partial sums are added afterwards; for small M x N, large K.
+  k_major_b: B is transposed to (N, K) before the kernel so that its K-tiles
+    are K-major in shared memory, as Hopper's TF32 wgmma requires.
+  align_operands: where a row of `a` or `b` is not a multiple of 16 bytes
+    (e.g. K = 4097), copy the operands into zero-padded buffers whose rows
+    are, so that tile loads can be wide and aligned. Costs one pass over the
+    operands; the output is written in place, never copied.
+  """
+
+  block_m: int
+  block_n: int
+  block_k: int
+  num_warps: int = 4
+  num_stages: int = 3
+  group_m: int = 1
+  split_k: int = 1
+  k_major_b: bool = False
+  align_operands: bool = False
+
+  backend = "triton"  # Not a field: which backend runs this config.
+
+  def __post_init__(self):
+    config_checks.check_fields(self)
+    if not config_checks.is_power_of_two(self.num_warps):
+      raise ValueError(
+          f"TileConfig.num_warps must be a power of two, got {self.num_warps}."
+      )
+
+  @property
+  def label(self) -> str:
+    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align."""
+    parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",
+             f"w{self.num_warps}", f"s{self.num_stages}"]
+    if self.group_m != 1:
+      parts.append(f"g{self.group_m}")
+    if self.split_k != 1:
+      parts.append(f"sk{self.split_k}")
+    if self.k_major_b:
+      parts.append("kmajor")
+    if self.align_operands:
+      parts.append("align")
+    return "/".join(parts)
+
+  @classmethod
+  def from_label(cls, label: str) -> "TileConfig":
+    """Parses `label` back into a TileConfig (missing knobs take defaults)."""
+    blocks, *knobs = label.strip().split("/")
+    try:
+      block_m, block_n, block_k = (int(x) for x in blocks.split("x"))
+      kwargs = {}
+      for knob in knobs:
+        for prefix, name in (("sk", "split_k"), ("w", "num_warps"),
+                             ("s", "num_stages"), ("g", "group_m")):
+          if knob.startswith(prefix) and knob[len(prefix):].isdigit():
+            kwargs[name] = int(knob[len(prefix):])
+            break
+        else:
+          if knob not in ("kmajor", "align"):
+            raise ValueError(f"unknown knob {knob!r}")
+          kwargs["k_major_b" if knob == "kmajor" else "align_operands"] = True
+    except ValueError as e:
+      raise ValueError(
+          f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
+          f"[/kmajor][/align]: {e}") from None
+    return cls(block_m, block_n, block_k, **kwargs)
+
+  def shared_memory_bytes(self, dtype) -> int:
+    """Estimated shared memory per program: num_stages staged (A, B) K-tiles."""
+    itemsize = np.dtype(dtype).itemsize
+    tile_elems = (self.block_m + self.block_n) * self.block_k
+    return self.num_stages * tile_elems * itemsize
+
+
+def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
+  """Raises ValueError unless each named field of `config` is a power of two."""
+  for name in fields:
+    value = getattr(config, name)
+    if not config_checks.is_power_of_two(value):
+      raise ValueError(
+          f"config.{name}={value} is not a power of two, which {why}."
+          f" Try {config_checks.next_power_of_two(value)}, or run with"
+          " interpret=True."
+      )
+
+
+def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
+  """Raises ValueError if the compiled Triton tiled kernel cannot take `config`."""
+  why = "Triton needs for every block (tensor sizes must be powers of two)"
+  check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
+  for name in ("block_m", "block_n", "block_k"):
+    value = getattr(config, name)
+    if value < MIN_DOT_DIM:
+      raise ValueError(
+          f"config.{name}={value} is below {MIN_DOT_DIM}: Triton's dot needs"
+          f" every operand dimension >= {MIN_DOT_DIM}. Use {MIN_DOT_DIM} or"
+          " more, or run with interpret=True."
+      )
+  limit = device.SHARED_MEMORY_LIMIT_BYTES.get(compute_capability)
+  needed = config.shared_memory_bytes(dtype)
+  if limit is not None and needed > limit:
+    raise ValueError(
+        f"{config} needs about {needed} bytes of shared memory per program"
+        f" (num_stages={config.num_stages} x (block_m + block_n) x block_k x"
+        f" {np.dtype(dtype).itemsize} bytes), over the {limit}-byte limit of"
+        f" compute capability {compute_capability[0]}.{compute_capability[1]}."
+        " Lower num_stages or the block sizes."
+    )
+

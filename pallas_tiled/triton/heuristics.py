@@ -1,0 +1,68 @@
+"""The Triton kernel's default tiles for a shape nobody tuned, from
+measurements on an H200 (BUILD_NOTES.md)."""
+
+from __future__ import annotations
+
+from jax.experimental import pallas as pl
+import numpy as np
+
+from pallas_tiled import config_checks
+from pallas_tiled import device
+from pallas_tiled import layouts
+from pallas_tiled import validation
+from pallas_tiled.triton.config import MIN_DOT_DIM
+from pallas_tiled.triton.config import TileConfig
+
+
+def fit_block(dim: int, lo: int, hi: int) -> int:
+  """The power of two nearest above `dim`, clamped to [lo, hi]."""
+  return min(hi, max(lo, config_checks.next_power_of_two(dim)))
+
+
+def default_tiled_config(m: int, n: int, k: int, dtype,
+                         precision=None) -> TileConfig:
+  """A plain heuristic for the tiled kernel, from measurements on an H200.
+
+  * Large outputs: 128x256 tiles (16-bit) or 128x128 (float32) in groups of
+    16 tile rows for L2 reuse.
+  * Outputs with fewer of those tiles than half the SMs: 128x64 tiles, so
+    that every SM gets work (1024^3 bfloat16 runs 2.1x faster than with
+    128x256).
+  * Skinny outputs (M <= 64, decode): narrow 64-column tiles with deep
+    K-phases; split K when there are too few tiles for the SMs.
+  * float32 and float8 stage B K-major (their wgmma needs it; float8
+    4096^3 ran 1.27x faster with it), except for skinny outputs: there the
+    product only streams B once, and a transpose pass would cost more than
+    the product (float32 16x8192x8192 ran 3.3x slower than jnp.matmul with
+    it, float8 1.6x slower than without).
+  * Rows that are not 16-byte multiples get aligned copies.
+  * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
+  See BUILD_NOTES.md for the numbers; the H200 table overrides this.
+  """
+  wide = np.dtype(dtype).itemsize == 4
+  sm_count = device.sm_count()
+  block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
+  common = dict(k_major_b=layouts.wgmma_needs_k_major(dtype) and m > 64,
+                align_operands=layouts.has_unaligned_rows(n, k, dtype))
+  if m <= 64:
+    block_m = fit_block(m, MIN_DOT_DIM, 64)
+    block_n = fit_block(n, MIN_DOT_DIM, 64)
+    tiles = pl.cdiv(m, block_m) * pl.cdiv(n, block_n)
+    split_k = 1
+    while tiles * split_k * 2 <= sm_count and k // (split_k * 2) >= 1024:
+      split_k *= 2
+    return TileConfig(block_m, block_n, fit_block(k, MIN_DOT_DIM, 2 * block_k),
+                      num_warps=4, num_stages=4, split_k=split_k, **common)
+  block_n = 128 if wide else 256
+  if pl.cdiv(m, 128) * pl.cdiv(n, block_n) < sm_count // 2:
+    return TileConfig(fit_block(m, MIN_DOT_DIM, 128),
+                      fit_block(n, MIN_DOT_DIM, 64),
+                      fit_block(k, MIN_DOT_DIM, block_k), num_warps=4,
+                      num_stages=4, **common)
+  if wide and validation.is_highest(precision):
+    return TileConfig(64, 128, 32, num_warps=4, num_stages=4, group_m=16,
+                      **common)
+  return TileConfig(128, block_n, fit_block(k, MIN_DOT_DIM, block_k),
+                    num_warps=4 if wide else 8, num_stages=4 if wide else 3,
+                    group_m=16, **common)
+
