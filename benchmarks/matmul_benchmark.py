@@ -21,12 +21,10 @@ row is its case's median round.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime
 import functools
 import itertools
-import json
 import sys
 from typing import Any
 
@@ -39,6 +37,7 @@ from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
 
+import report
 import suites
 import pallas_tiled
 from pallas_tiled import accuracy
@@ -415,89 +414,6 @@ def _fill_speedups(rows: list[Row]) -> None:
       r.speedup_vs_xla = base / r.time_us
 
 
-def _fmt(value, spec):
-  """format(value, spec), or a dash as wide as the spec for a missing value."""
-  if value is None:
-    return "-".rjust(int(spec.split(".")[0].rstrip("dfe") or 0))
-  return format(value, spec)
-
-
-def format_table(rows: list[Row]) -> str:
-  header = (f"{'impl':<14} {'backend':<7} {'dtype':<13} {'MxNxK':<18}"
-            f" {'config':<34} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
-            f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
-            "  status")
-  lines = [header, "-" * len(header)]
-  for r in rows:
-    lines.append(
-        f"{r.impl:<14} {r.backend:<7} {r.dtype:<13} {r.shape:<18}"
-        f" {r.config_label:<34} {_fmt(r.time_us, '10.1f')}"
-        f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
-        f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
-        f" {_fmt(r.shared_memory_bytes, '7d')} {_fmt(r.num_programs, '7d')}"
-        f"  {r.status}{': ' + r.error if r.error else ''}")
-  return "\n".join(lines)
-
-
-def write_json(rows: list[Row], path: str, meta: dict[str, Any]) -> None:
-  with open(path, "w") as f:
-    json.dump({"meta": meta, "rows": [dataclasses.asdict(r) for r in rows]},
-              f, indent=1)
-
-
-def write_csv(rows: list[Row], path: str) -> None:
-  fields = [f.name for f in dataclasses.fields(Row)]
-  with open(path, "w", newline="") as f:
-    writer = csv.DictWriter(f, fieldnames=fields)
-    writer.writeheader()
-    for r in rows:
-      record = dataclasses.asdict(r)
-      record["samples"] = json.dumps(record["samples"])
-      record["kernels"] = json.dumps(record["kernels"])
-      record["round_us"] = json.dumps(record["round_us"])
-      record["config"] = record["config_label"]
-      writer.writerow(record)
-
-
-def write_plot(rows: list[Row], path: str, title: str) -> None:
-  """Bars of TFLOP/s, one panel per dtype: grouped by shape (one bar per
-  impl), or in a sweep one bar per config. Failed cases are marked."""
-  import matplotlib  # The optional 'plot' extra.
-  matplotlib.use("Agg")
-  from matplotlib import pyplot as plt
-
-  dtypes = list(dict.fromkeys(r.dtype for r in rows))
-  fig, axes = plt.subplots(len(dtypes), 1, squeeze=False,
-                           figsize=(12, 4 * len(dtypes)))
-  colors = {impl: f"C{i}" for i, impl in
-            enumerate(dict.fromkeys(r.impl for r in rows))}
-  for ax, dtype in zip(axes[:, 0], dtypes):
-    cases = [r for r in rows if r.dtype == dtype]
-    if _SWEEP_TILES.value:  # One bar per case, labelled by its config.
-      groups = [[r] for r in cases]
-      labels = [f"{r.impl}\n{r.config_label}" for r in cases]
-    else:  # One group per shape, one bar per impl.
-      shapes = list(dict.fromkeys(r.shape for r in cases))
-      groups = [[r for r in cases if r.shape == s] for s in shapes]
-      labels = shapes
-    width = 0.8 / max(len(g) for g in groups)
-    for x, group in enumerate(groups):
-      for i, r in enumerate(group):
-        pos = x + (i - (len(group) - 1) / 2) * width
-        ax.bar(pos, r.tflops or 0.0, width, color=colors[r.impl])
-        if r.status != "ok":
-          ax.text(pos, 0, f" {r.status}", rotation=90, ha="center",
-                  va="bottom", fontsize=8, color="red")
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=20, fontsize=8)
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(f"{title} - {dtype}")
-    ax.legend(handles=[matplotlib.patches.Patch(color=c, label=impl)
-                       for impl, c in colors.items()])
-  fig.tight_layout()
-  fig.savefig(path, dpi=110)
-
-
 def build_cases(interpret, precision):
   """[(impl, backend, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
@@ -613,13 +529,20 @@ def main(argv):
               command=" ".join(sys.argv))
   print(f"\npallas_tiled benchmark on {device}, jax {jax.__version__}, "
         f"{mode}")
-  print(format_table(rows))
+  print(report.format_table(rows))
+  if any(r.suite.startswith("wild") for r in rows):
+    print(report.format_speedup_stats(rows))
   if _JSON_OUT.value:
-    write_json(rows, _JSON_OUT.value, meta)
+    report.write_json(rows, _JSON_OUT.value, meta)
   if _CSV_OUT.value:
-    write_csv(rows, _CSV_OUT.value)
+    report.write_csv(rows, _CSV_OUT.value)
   if _PLOT_OUT.value:
-    write_plot(rows, _PLOT_OUT.value, f"{device}, jax {jax.__version__}")
+    title = f"{device}, jax {jax.__version__}"
+    if any(r.suite.startswith("wild") for r in rows):
+      report.write_speedup_plot(rows, _PLOT_OUT.value, title)
+    else:
+      report.write_plot(rows, _PLOT_OUT.value, title,
+                        sweep=_SWEEP_TILES.value)
   wrong = [r for r in rows if r.status == "wrong"]
   errors = [r for r in rows if r.status == "error"]
   if wrong or errors:

@@ -1,8 +1,12 @@
 """Named shape suites shared by the benchmark and the tuning binary.
 
 Shapes are MxNxK, or BxMxNxK for B independent products (a batch of B
-(M, K) @ (K, N) matmuls, one batch grid axis).
+(M, K) @ (K, N) matmuls, one batch grid axis). "wild-tune" and "wild-check"
+are the shapes users bring (`wild.py`): fit on the first, report on the
+second.
 """
+
+import wild
 
 SUITES = {
     "square": ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096",
@@ -13,6 +17,7 @@ SUITES = {
                "2047x8191x1023"],
     "batched": ["32x512x512x512", "16x1024x1024x1024", "8x2048x2048x2048"],
     "tiny": ["64x64x64", "127x129x65", "1x256x128", "200x100x300"],
+    **wild.suites(),
 }
 
 

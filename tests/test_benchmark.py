@@ -25,10 +25,10 @@ ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak"
               " timing").split()
 
 
-def _run(*flags, tmp_path):
+def _run(*flags, tmp_path, binary=BINARY):
   env = dict(os.environ, JAX_PLATFORMS="cpu",
              PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-  return subprocess.run([sys.executable, str(BINARY), *flags], cwd=tmp_path,
+  return subprocess.run([sys.executable, str(binary), *flags], cwd=tmp_path,
                         env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -67,8 +67,16 @@ def test_flags_parse(benchmark_module):
     with pytest.raises(benchmark_module.flags.IllegalFlagValueError,
                        match="rounds"):
       flags(["matmul_benchmark", "--rounds=0"])
-  assert set(benchmark_module.suites.SUITES) == {"square", "llm", "ragged",
-                                                 "batched", "tiny"}
+  assert set(benchmark_module.suites.SUITES) == {
+      "square", "llm", "ragged", "batched", "tiny", "wild-tune", "wild-check"}
+
+
+def test_wild_check_is_never_tuned_on(tmp_path):
+  result = _run("--suite=wild-check", tmp_path=tmp_path,
+                binary=BINARY.parent / "tune.py")
+  assert result.returncode != 0
+  assert re.search(r"--suite=wild-check: value should be one of <[^>]*"
+                   r"\|wild-tune>", result.stderr), result.stderr
 
 
 def test_help_lists_the_flags(tmp_path):
@@ -159,6 +167,27 @@ def test_rounds_report_each_cases_median_round(summarize_module, tmp_path):
     assert row["tflops"] == pytest.approx(
         2 * row["m"] * row["n"] * row["k"] / row["time_us"] / 1e6)
   assert "median of 3 rounds" in summarize_module.summarize(report)
+
+
+def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
+  import report  # pylint: disable=import-outside-toplevel
+  def row(m, speedup, status="ok", impl="tiled", dtype="bfloat16"):
+    return benchmark_module.Row(
+        impl=impl, backend="mosaic", suite="wild-check", dtype=dtype,
+        batch=1, m=m, n=256, k=256, config=None, config_label="-",
+        precision="default", status=status, speedup_vs_xla=speedup)
+  rows = [row(256, s) for s in (0.5, 1.0, 2.0, 4.0, 8.0)]
+  rows += [row(255, 0.01),  # 255 * 256 * 256 < 2^24: launch-bound.
+           row(256, 0.02, status="wrong"), row(256, 0.03, impl="naive"),
+           row(256, 1.5, dtype="float32")]
+  stats = report.speedup_stats(rows)
+  assert stats["bfloat16"]["count"] == 5
+  assert stats["bfloat16"]["geomean"] == pytest.approx(2.0)
+  assert stats["bfloat16"]["min"] == 0.5
+  assert stats["bfloat16"]["p10"] == pytest.approx(0.7)  # Linear, 0.5..1.0.
+  assert stats["float32"] == dict(geomean=1.5, p10=1.5, min=1.5, count=1)
+  text = report.format_speedup_stats(rows)
+  assert "bfloat16, 5 shapes of M*N*K >= 2^24: geomean 2.000x" in text
 
 
 def test_a_failed_round_is_the_result(benchmark_module):
