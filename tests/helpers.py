@@ -7,16 +7,24 @@ running.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import batching
 
 ON_GPU = jax.default_backend() == "gpu"
 FLOAT8 = jnp.float8_e4m3fn
 DTYPES = (jnp.float32, jnp.bfloat16, jnp.float16, FLOAT8)
+# matmul on the Mosaic GPU backend, by name; on the CPU it runs Mosaic GPU's
+# interpreter (slow, so tests give it fewer and smaller shapes).
+mosaic_matmul = functools.partial(pallas_tiled.matmul, backend="mosaic")
+# Every implementation, and matmul on Mosaic GPU as "mosaic".
+IMPLS_AND_MOSAIC = pallas_tiled.IMPLEMENTATIONS | {"mosaic": mosaic_matmul}
 
 
 def random_array(rng, shape, dtype):

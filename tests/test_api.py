@@ -1,9 +1,10 @@
-"""Correctness of every implementation against a float64 NumPy reference.
+"""Every implementation (`matmul` on either backend, `naive_matmul`,
+`xla_matmul`) against a float64 NumPy reference, and which backend `matmul`
+picks (`api.resolve_backend`).
 
 Compiled on a GPU, interpreted on the CPU: the same bodies, with larger
 shapes on the GPU where they cost nothing.
 """
-
 
 import jax
 from jax import lax
@@ -15,7 +16,9 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
-from pallas_tiled import tiled
+from pallas_tiled import api
+from pallas_tiled import device
+from pallas_tiled import validation
 from tests import helpers
 
 IMPLS = pallas_tiled.IMPLEMENTATIONS
@@ -31,9 +34,14 @@ SHAPES = [
     (1000, 7, 129),
     (33, 1000, 1000),
 ]
+# "mosaic" (helpers.mosaic_matmul): fewer, smaller shapes, as Mosaic GPU's
+# interpreter is slow.
+MOSAIC_SHAPES = [(1, 1, 1), (7, 7, 7), (127, 129, 100), (130, 200, 77)]
 if helpers.ON_GPU:
   SHAPES += [(1000, 1000, 1000), (4097, 4097, 4097), (127, 4097, 1000),
              (4097, 129, 4097)]
+  MOSAIC_SHAPES += [(128, 256, 64), (1000, 1000, 1000), (4097, 4097, 4097),
+                    (127, 4097, 1000), (2048, 2048, 2048), (16, 8192, 4096)]
 
 
 def _shape_id(shape):
@@ -44,12 +52,19 @@ def _dtype_id(dtype):
   return jnp.dtype(dtype).name
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=_shape_id)
+REFERENCE_CASES = [
+    pytest.param(impl, shape, id=f"{impl}-{_shape_id(shape)}")
+    for impl, shapes in [*((impl, SHAPES) for impl in IMPLS),
+                         ("mosaic", MOSAIC_SHAPES)]
+    for shape in shapes]
+
+
 @pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
-@pytest.mark.parametrize("impl", IMPLS)
-def test_matches_float64_reference(impl, dtype, shape, rng):
+@pytest.mark.parametrize("impl, shape", REFERENCE_CASES)
+def test_matches_float64_reference(impl, shape, dtype, rng):
   a, b = helpers.random_operands(rng, *shape, dtype)
-  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b)
+  out = helpers.call_with_poisoned_output(helpers.IMPLS_AND_MOSAIC[impl],
+                                          a, b)
   helpers.assert_matmul_close(out, a, b)
 
 
@@ -60,6 +75,18 @@ def test_highest_precision_is_full_float32(impl, shape, rng):
   a, b = helpers.random_operands(rng, *shape, jnp.float32)
   out = IMPLS[impl](a, b, precision=lax.Precision.HIGHEST)
   helpers.assert_matmul_close(out, a, b, precision=lax.Precision.HIGHEST)
+
+
+def test_tolerance_rejects_tf32_rounding_at_highest_precision(rng):
+  """The float32 HIGHEST bound is tight enough to catch a TF32 product."""
+  a, b = helpers.random_operands(rng, 64, 64, 1024, jnp.float32)
+  tf32 = lambda x: np.asarray(x).view(np.uint32) & np.uint32(0xFFFFE000)
+  out = tf32(a).view(np.float32) @ tf32(b).view(np.float32)
+  ref = helpers.as_f64(a) @ helpers.as_f64(b)
+  err = accuracy.relative_error(out, ref)
+  assert err > accuracy.tolerance(a, b, ref, jnp.float32,
+                                  lax.Precision.HIGHEST)
+  assert err < accuracy.tolerance(a, b, ref, jnp.float32)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -126,49 +153,6 @@ def test_zero_size_dimensions_follow_jnp(impl, shape):
                                 np.asarray(expected, np.float32))
 
 
-# Tiles that divide nothing evenly, tiny and odd (interpret mode takes any
-# positive tile), and what the compiled path runs.
-CONFIGS = [
-    pallas_tiled.TileConfig(16, 16, 16, num_warps=4, num_stages=2),
-    pallas_tiled.TileConfig(32, 64, 16, num_warps=4, num_stages=3, group_m=3),
-    pallas_tiled.TileConfig(64, 32, 128, num_warps=4, num_stages=2,
-                            k_major_b=True),
-    pallas_tiled.TileConfig(128, 128, 32, num_warps=8, num_stages=4,
-                            group_m=8),
-    # Split-K: 150 = 5 phases of 32, so 2 splits of 3 + 2 phases (the last
-    # one partial) and 4 splits of 2 + 2 + 1 + 0 phases (one split idle).
-    pallas_tiled.TileConfig(32, 32, 32, split_k=2),
-    pallas_tiled.TileConfig(16, 64, 32, split_k=4, group_m=2, k_major_b=True),
-    pallas_tiled.TileConfig(64, 64, 32, align_operands=True),
-    pallas_tiled.TileConfig(32, 64, 64, split_k=2, k_major_b=True,
-                            align_operands=True),
-]
-TOY_CONFIGS = [
-    pallas_tiled.TileConfig(3, 5, 2),
-    pallas_tiled.TileConfig(7, 1, 9),
-    pallas_tiled.TileConfig(3, 4, 5, group_m=2, split_k=3, k_major_b=True,
-                            align_operands=True),
-]
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
-@pytest.mark.parametrize("impl", ["tiled", "naive"])
-def test_explicit_configs(impl, config, rng):
-  """The naive kernel takes only block_m, block_n and num_warps of these."""
-  a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
-  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b, config=config)
-  helpers.assert_matmul_close(out, a, b)
-
-
-@pytest.mark.parametrize("config", TOY_CONFIGS, ids=lambda c: c.label)
-@pytest.mark.parametrize("impl", ["tiled", "naive"])
-def test_interpret_mode_takes_any_positive_tile(impl, config, rng):
-  a, b = helpers.random_operands(rng, 10, 11, 13, jnp.float32)
-  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b, config=config,
-                                          interpret=True)
-  helpers.assert_matmul_close(out, a, b)
-
-
 def _writes_first_tile_only(o_ref):
   @pl.when((pl.program_id(0) == 0) & (pl.program_id(1) == 0))
   def _():
@@ -197,28 +181,64 @@ def test_poison_harness_catches_unwritten_elements(rng):
   assert np.isnan(out[16:, :]).all() and np.isnan(out[:, 16:]).all()
 
 
-def test_tolerance_rejects_tf32_rounding_at_highest_precision(rng):
-  """The float32 HIGHEST bound is tight enough to catch a TF32 product."""
-  a, b = helpers.random_operands(rng, 64, 64, 1024, jnp.float32)
-  tf32 = lambda x: np.asarray(x).view(np.uint32) & np.uint32(0xFFFFE000)
-  out = tf32(a).view(np.float32) @ tf32(b).view(np.float32)
-  ref = helpers.as_f64(a) @ helpers.as_f64(b)
-  err = accuracy.relative_error(out, ref)
-  assert err > accuracy.tolerance(a, b, ref, jnp.float32,
-                                  lax.Precision.HIGHEST)
-  assert err < accuracy.tolerance(a, b, ref, jnp.float32)
+F32 = jnp.ones((64, 64), jnp.float32)
 
 
-@pytest.mark.parametrize("transposes", [(True, False), (False, True),
-                                        (True, True)],
-                         ids=["a-stored-KxM", "b-stored-NxK", "both"])
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
-def test_transposed_operand_kernels(config, transposes, rng):
-  """The backward's kernel variants read a stored (K, M) and b stored (N, K)
-  in place; every knob must hold for them too."""
-  transpose_a, transpose_b = transposes
-  a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
-  out = helpers.stored_product(tiled.batched_product, a, b,
-                               transpose_a=transpose_a,
-                               transpose_b=transpose_b, config=config)
-  helpers.assert_matmul_close(out, a, b)
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(backend="cuda"), "backend='cuda' is not one of"),
+    (dict(backend="triton", config=pallas_tiled.MosaicConfig()),
+     "runs on the 'mosaic' backend, but backend='triton'"),
+    (dict(backend="mosaic", config=pallas_tiled.TileConfig(16, 16, 16)),
+     "runs on the 'triton' backend, but backend='mosaic'"),
+    (dict(backend="mosaic", precision=lax.Precision.HIGH),
+     r"default precision \(TF32\) or HIGHEST"),
+], ids=["unknown", "mosaic-config-on-triton", "tile-config-on-mosaic",
+        "high"])
+def test_backend_errors(kwargs, words):
+  with pytest.raises(ValueError, match=words):
+    pallas_tiled.matmul(F32, F32, **kwargs)
+
+
+def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
+  return validation.MatmulCall(m, n, k, (), (m, n), jnp.dtype(dtype),
+                               jnp.dtype(dtype), precision, interpret)
+
+
+@pytest.mark.parametrize("call, capability, expected", [
+    (_call(4096, 4096, 4096), (9, 0), "mosaic"),
+    (_call(1024, 1024, 1024), (9, 0), "mosaic"),
+    (_call(512, 512, 512), (9, 0), "mosaic"),          # 32 CTA tiles.
+    (_call(256, 256, 256), (9, 0), "triton"),          # Too few CTA tiles.
+    (_call(4097, 4097, 4097), (9, 0), "mosaic"),       # Padded.
+    (_call(2047, 8191, 1023), (9, 0), "mosaic"),       # Padded, smaller.
+    (_call(1000, 1000, 1000), (9, 0), "mosaic"),       # Padded.
+    (_call(16, 8192, 8192), (9, 0), "triton"),         # Decode: skinny.
+    (_call(2048, 2048, 2048, jnp.float32), (9, 0), "mosaic"),  # TF32.
+    (_call(16, 4096, 4096, jnp.float32), (9, 0), "triton"),
+    (_call(1024, 1024, 1024, jnp.float32, lax.Precision.HIGHEST), (9, 0),
+     "mosaic"),                                         # Three-pass TF32.
+    (_call(16, 4096, 4096, jnp.float32, lax.Precision.HIGHEST), (9, 0),
+     "triton"),
+    (_call(4096, 4096, 4096), (8, 0), "triton"),       # Not Hopper.
+    (_call(4096, 4096, 4096, interpret=True), (9, 0), "triton"),
+], ids=["bf16-4096", "bf16-1024", "bf16-512", "bf16-256", "bf16-4097",
+        "bf16-2047x8191x1023",
+        "bf16-1000", "decode", "f32",
+        "f32-decode", "f32-highest", "f32-highest-decode",
+        "ampere", "interpret"])
+def test_auto_backend_rule(call, capability, expected, monkeypatch):
+  monkeypatch.setattr(device, "compute_capability", lambda: capability)
+  assert api.resolve_backend(call, None, "auto") == expected
+
+
+@pytest.mark.parametrize("tuned, expected", [("triton", "triton"),
+                                             ("mosaic", "mosaic"),
+                                             (None, "mosaic")])
+def test_auto_backend_follows_the_tuned_table(tuned, expected, monkeypatch):
+  """Where both backends have tuned entries, the faster one runs; else the
+  rule decides (4096^3 bfloat16: Mosaic)."""
+  monkeypatch.setattr(device, "compute_capability", lambda: (9, 0))
+  monkeypatch.setattr(api.tuning_cache, "fastest_backend",
+                      lambda *args, **kwargs: tuned)
+  call = _call(4096, 4096, 4096)
+  assert api.resolve_backend(call, None, "auto") == expected

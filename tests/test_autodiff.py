@@ -7,8 +7,8 @@ against float64 references in every dtype.
 
 import jax
 from jax import lax
-from jax.test_util import check_grads
 import jax.numpy as jnp
+from jax.test_util import check_grads
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""jnp.matmul's shape semantics and jax.vmap, on every implementation.
+"""jnp.matmul's shape semantics and jax.vmap (`batching.py`), on every
+implementation.
 
 Batch dimensions broadcast as in NumPy, 1-D operands are vectors, and vmap
 maps onto the kernels' batch grid axis. References are float64 NumPy.
@@ -38,13 +39,27 @@ if helpers.ON_GPU:
                   ((3, 1, 129, 4097), (2, 4097, 127))]
 
 
+# "mosaic" (helpers.mosaic_matmul): fewer, as Mosaic GPU's interpreter is
+# slow.
+MOSAIC_SHAPE_PAIRS = [
+    ((3, 1, 65, 70), (2, 70, 33)),   # Broadcast batches.
+    ((2, 70), (70, 3)),              # A batch of row vectors: M = 2.
+    ((5, 40, 64), (64,)),            # Batched matrix-vector.
+]
 # Not xla: on the H200, jnp.matmul's own bfloat16 dot of two 129-long
 # vectors missed this bound (relative error 2.6e-2 against 3.9e-3).
-@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=_shapes_id)
-@pytest.mark.parametrize("impl", ["tiled", "naive"])
+SHAPE_CASES = [
+    pytest.param(impl, shapes, id=f"{impl}-{_shapes_id(shapes)}")
+    for impl, pairs in [("tiled", SHAPE_PAIRS), ("naive", SHAPE_PAIRS),
+                        ("mosaic", MOSAIC_SHAPE_PAIRS)]
+    for shapes in pairs]
+
+
+@pytest.mark.parametrize("impl, shapes", SHAPE_CASES)
 def test_shapes_follow_jnp_matmul(impl, shapes, rng):
   a, b = (helpers.random_array(rng, s, jnp.bfloat16) for s in shapes)
-  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b)
+  out = helpers.call_with_poisoned_output(helpers.IMPLS_AND_MOSAIC[impl],
+                                          a, b)
   assert out.shape == jnp.matmul(a, b).shape
   helpers.assert_matmul_close(out, a, b)
 

@@ -1,9 +1,10 @@
 """The seed documents' worked examples, each number checked by arithmetic.
 
-Seed 000 traces an 8x8 product with 4x4 tiles phase by phase; seed 003 runs a
-9x9 product with 3x3 tiles. Each example runs twice: with the seed's own toy
-tiles in interpret mode (any positive tile is legal there), and with the
-default tiles on the default path (compiled on a GPU).
+Seed 000 traces an 8x8 product with 4x4 tiles phase by phase; seed 001
+counts the grid of a 2048x2048 product; seed 003 runs a 9x9 product with 3x3
+tiles. Each product runs twice: with the seed's own toy tiles in interpret
+mode (any positive tile is legal there), and with the default tiles on the
+default path (compiled on a GPU).
 """
 
 import jax.numpy as jnp
@@ -78,6 +79,15 @@ def test_seed000_phase_by_phase(impl, run):
   np.testing.assert_array_equal(np.asarray(final)[:4, :4], SEED000_FINAL)
   np.testing.assert_array_equal(np.asarray(final),
                                 np.asarray(a, np.float64) @ np.asarray(b))
+
+
+def test_seed001_grid_counts():
+  """Grid per side is cdiv(2048, TILE). Seed 001 prints 26x26 for 78 and
+  21x21 for 96, which cover only 2028 and 2016 rows; the true counts are 27
+  and 22 (its own formula, (2048 + TILE - 1) / TILE, gives these)."""
+  assert [-(-2048 // t) for t in (8, 16, 32, 64, 78, 96, 128)] == [
+      256, 128, 64, 32, 27, 22, 16]
+  assert 26 * 78 < 2048 and 21 * 96 < 2048
 
 
 # Seed 003: A[i, j] = 9i + j and B = 2A, 9x9. Its expected output is right:

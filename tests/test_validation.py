@@ -1,4 +1,5 @@
-"""Bad input fails with a clear error before any kernel is traced."""
+"""Bad calls fail with a clear error before any kernel is traced: the
+argument checks every entry point shares (`validation.py`)."""
 
 import jax
 import jax.numpy as jnp
@@ -6,7 +7,6 @@ import numpy as np
 import pytest
 
 import pallas_tiled
-from pallas_tiled import config as config_lib
 from tests import helpers
 
 IMPLS = pallas_tiled.IMPLEMENTATIONS
@@ -80,47 +80,3 @@ def test_xla_takes_no_config():
 def test_compiling_without_a_gpu_is_refused():
   with pytest.raises(ValueError, match="interpret=False compiles a Triton"):
     pallas_tiled.matmul(F32, F32_T, interpret=False)
-
-
-BAD_FIELDS = [
-    (dict(block_m=0), ValueError, "TileConfig.block_m must be positive, got 0"),
-    (dict(block_k=-16), ValueError, "TileConfig.block_k must be positive"),
-    (dict(block_n=16.0), TypeError, "TileConfig.block_n must be an int"),
-    (dict(num_stages=True), TypeError, "TileConfig.num_stages must be an int"),
-    (dict(num_warps=3), ValueError, "num_warps must be a power of two, got 3"),
-    (dict(group_m=0), ValueError, "TileConfig.group_m must be positive, got 0"),
-    (dict(split_k=2.5), TypeError, "TileConfig.split_k must be an int"),
-    (dict(k_major_b=1), TypeError, "TileConfig.k_major_b must be a bool"),
-]
-
-
-@pytest.mark.parametrize("fields, exc, message", BAD_FIELDS,
-                         ids=[str(f) for f, _, _ in BAD_FIELDS])
-def test_tile_config_validates_itself(fields, exc, message):
-  kwargs = dict(block_m=16, block_n=16, block_k=16) | fields
-  with pytest.raises(exc, match=message.replace("(", r"\(")):
-    pallas_tiled.TileConfig(**kwargs)
-
-
-HOPPER = (9, 0)
-BAD_TRITON_TILES = [
-    (pallas_tiled.TileConfig(48, 64, 32), "config.block_m=48 is not a power"),
-    (pallas_tiled.TileConfig(64, 64, 8), "config.block_k=8 is below 16"),
-    (pallas_tiled.TileConfig(3, 3, 3), "config.block_m=3 is not a power"),
-    # 5 stages x (256 + 256) x 64 x 2 bytes = 327680 > 232448 (227 KiB).
-    (pallas_tiled.TileConfig(256, 256, 64, num_warps=8, num_stages=5),
-     "needs about 327680 bytes of shared memory.*232448-byte limit"),
-]
-
-
-@pytest.mark.parametrize("config, message", BAD_TRITON_TILES,
-                         ids=[str(c) for c, _ in BAD_TRITON_TILES])
-def test_compiled_path_rejects_tiles_triton_cannot_take(config, message):
-  with pytest.raises(ValueError, match=message):
-    config_lib.check_triton_tiles(config, jnp.bfloat16, HOPPER)
-
-
-@pytest.mark.skipif(not helpers.ON_GPU, reason="checks the compiled path")
-def test_compiled_matmul_rejects_toy_tiles_before_tracing():
-  with pytest.raises(ValueError, match="is not a power of two"):
-    pallas_tiled.matmul(F32, F32_T, config=pallas_tiled.TileConfig(3, 3, 3))

@@ -1,14 +1,14 @@
-"""The copies around the Mosaic GPU kernel (`relayout.py`), against NumPy:
-padding, cutting and transposing, with odd sizes, several blocks each way,
-whole blocks (no masks) and a batch axis. Compiled on a GPU, interpreted on
-a CPU (where unwritten elements show as NaN)."""
+"""The copies around the Mosaic GPU kernel (`mosaic/relayout.py`), against
+NumPy: padding, cutting and transposing, with odd sizes, several blocks each
+way, whole blocks (no masks) and a batch axis. Compiled on a GPU,
+interpreted on a CPU (where unwritten elements show as NaN)."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_tiled import relayout
+from pallas_tiled.mosaic import relayout
 from tests import helpers
 
 

@@ -1,12 +1,12 @@
-"""Three-pass TF32 operands (tf32x3.py): exact TF32 parts that sum back to
-the float32 input, and the tripled-K product that equals a @ b."""
+"""Three-pass TF32 operands (`mosaic/tf32x3.py`): exact TF32 parts that sum
+back to the float32 input, and the tripled-K product that equals a @ b."""
 
-import jax.numpy as jnp
 from jax import lax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_tiled import tf32x3
+from pallas_tiled.mosaic import tf32x3
 from tests import helpers
 
 LOW_BITS = 0x1FFF  # The 13 mantissa bits TF32 drops.

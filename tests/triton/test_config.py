@@ -1,12 +1,17 @@
-"""TileConfig arithmetic and the default-tile heuristics."""
+"""TileConfig (`triton/config.py`): its checks, its arithmetic and the limits
+of Triton's compiled path; the default tiles (`triton/heuristics.py`, and
+`naive.py`'s) and the autotuner's candidates (`triton/candidates.py`)."""
 
 import dataclasses
 
+from jax import lax
 import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
-from pallas_tiled import config as config_lib
+from pallas_tiled.triton import config as triton_config
+from pallas_tiled.triton import heuristics as triton_heuristics
+from tests import helpers
 
 
 def test_tile_config_is_frozen_and_hashable():
@@ -15,6 +20,26 @@ def test_tile_config_is_frozen_and_hashable():
   assert {config: 1}[pallas_tiled.TileConfig(64, 64, 32)] == 1
   with pytest.raises(dataclasses.FrozenInstanceError):
     config.block_m = 32
+
+
+BAD_FIELDS = [
+    (dict(block_m=0), ValueError, "TileConfig.block_m must be positive, got 0"),
+    (dict(block_k=-16), ValueError, "TileConfig.block_k must be positive"),
+    (dict(block_n=16.0), TypeError, "TileConfig.block_n must be an int"),
+    (dict(num_stages=True), TypeError, "TileConfig.num_stages must be an int"),
+    (dict(num_warps=3), ValueError, "num_warps must be a power of two, got 3"),
+    (dict(group_m=0), ValueError, "TileConfig.group_m must be positive, got 0"),
+    (dict(split_k=2.5), TypeError, "TileConfig.split_k must be an int"),
+    (dict(k_major_b=1), TypeError, "TileConfig.k_major_b must be a bool"),
+]
+
+
+@pytest.mark.parametrize("fields, exc, message", BAD_FIELDS,
+                         ids=[str(f) for f, _, _ in BAD_FIELDS])
+def test_tile_config_validates_itself(fields, exc, message):
+  kwargs = dict(block_m=16, block_n=16, block_k=16) | fields
+  with pytest.raises(exc, match=message.replace("(", r"\(")):
+    pallas_tiled.TileConfig(**kwargs)
 
 
 @pytest.mark.parametrize(
@@ -27,13 +52,29 @@ def test_shared_memory_estimate_matches_the_seeds(tile, expected_bytes):
   assert config.shared_memory_bytes(jnp.float32) == expected_bytes
 
 
-def test_seed001_grid_counts():
-  """Grid per side is cdiv(2048, TILE). Seed 001 prints 26x26 for 78 and
-  21x21 for 96, which cover only 2028 and 2016 rows; the true counts are 27
-  and 22 (its own formula, (2048 + TILE - 1) / TILE, gives these)."""
-  assert [-(-2048 // t) for t in (8, 16, 32, 64, 78, 96, 128)] == [
-      256, 128, 64, 32, 27, 22, 16]
-  assert 26 * 78 < 2048 and 21 * 96 < 2048
+HOPPER = (9, 0)
+BAD_TRITON_TILES = [
+    (pallas_tiled.TileConfig(48, 64, 32), "config.block_m=48 is not a power"),
+    (pallas_tiled.TileConfig(64, 64, 8), "config.block_k=8 is below 16"),
+    (pallas_tiled.TileConfig(3, 3, 3), "config.block_m=3 is not a power"),
+    # 5 stages x (256 + 256) x 64 x 2 bytes = 327680 > 232448 (227 KiB).
+    (pallas_tiled.TileConfig(256, 256, 64, num_warps=8, num_stages=5),
+     "needs about 327680 bytes of shared memory.*232448-byte limit"),
+]
+
+
+@pytest.mark.parametrize("config, message", BAD_TRITON_TILES,
+                         ids=[str(c) for c, _ in BAD_TRITON_TILES])
+def test_compiled_path_rejects_tiles_triton_cannot_take(config, message):
+  with pytest.raises(ValueError, match=message):
+    triton_config.check_triton_tiles(config, jnp.bfloat16, HOPPER)
+
+
+@pytest.mark.skipif(not helpers.ON_GPU, reason="checks the compiled path")
+def test_compiled_matmul_rejects_toy_tiles_before_tracing():
+  a, b = jnp.ones((4, 8), jnp.float32), jnp.ones((8, 3), jnp.float32)
+  with pytest.raises(ValueError, match="is not a power of two"):
+    pallas_tiled.matmul(a, b, config=pallas_tiled.TileConfig(3, 3, 3))
 
 
 SHAPES = [(1, 1, 1), (7, 4097, 3), (16, 8192, 8192), (4096, 4096, 4096),
@@ -46,7 +87,7 @@ SHAPES = [(1, 1, 1), (7, 4097, 3), (16, 8192, 8192), (4096, 4096, 4096),
                          ids=lambda d: jnp.dtype(d).name)
 def test_default_tiles_compile_on_hopper(shape, dtype):
   config = pallas_tiled.default_tiled_config(*shape, dtype)
-  config_lib.check_triton_tiles(config, dtype, (9, 0))
+  triton_config.check_triton_tiles(config, dtype, HOPPER)
   m, n, _ = shape
   assert config.block_m <= max(16, 2 * m) and config.block_n <= max(16, 2 * n)
 
@@ -56,3 +97,38 @@ def test_default_naive_tiles_shrink_to_small_outputs():
   assert (config.block_m, config.block_n) == (1, 8)
   config = pallas_tiled.default_naive_config(4096, 4096, 5, jnp.float32)
   assert (config.block_m, config.block_n) == (32, 32)
+
+
+CANDIDATE_SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
+                    (4097, 4097, 4097), (7, 129, 1000), (3000, 5000, 700)]
+
+
+@pytest.mark.parametrize("shape", CANDIDATE_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype, precision",
+                         [(jnp.bfloat16, None), (jnp.float16, None),
+                          (jnp.float32, None),
+                          (jnp.float32, lax.Precision.HIGHEST),
+                          (helpers.FLOAT8, None)],
+                         ids=["bf16", "f16", "f32", "f32-highest", "f8"])
+def test_candidates_are_valid_unique_and_start_with_the_heuristic(
+    shape, dtype, precision):
+  candidates = pallas_tiled.candidate_configs(*shape, dtype, precision)
+  assert candidates[0] == triton_heuristics.default_tiled_config(
+      *shape, dtype, precision)
+  assert len(candidates) == len(set(candidates))
+  assert 4 <= len(candidates) <= 20
+  for c in candidates:
+    triton_config.check_triton_tiles(c, dtype, HOPPER)
+    step = 16 // jnp.dtype(dtype).itemsize
+    assert c.align_operands == bool(shape[2] % step or shape[1] % step)
+  if jnp.dtype(dtype).itemsize != 2 and shape[0] > 64:
+    # TF32 and float8 wgmma need it.
+    assert all(c.k_major_b for c in candidates)
+  if shape[0] <= 64:  # Skinny: the transpose pass may cost more than it buys.
+    assert not candidates[0].k_major_b
+
+
+def test_skinny_candidates_split_k():
+  candidates = pallas_tiled.candidate_configs(16, 8192, 8192, jnp.bfloat16)
+  assert {c.split_k for c in candidates} >= {1, 2, 4}
+  assert all(c.block_m == 16 for c in candidates)

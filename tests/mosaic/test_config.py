@@ -1,0 +1,206 @@
+"""MosaicConfig (`mosaic/config.py`): its checks, label and shared-memory
+fit; the default configs and wave costs (`mosaic/heuristics.py`), the
+selection of tuned entries, and the autotuner's candidates
+(`mosaic/candidates.py`)."""
+
+import dataclasses
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import pytest
+
+import pallas_tiled
+from pallas_tiled import batching
+from pallas_tiled.mosaic import config as mosaic_config
+from pallas_tiled.mosaic import heuristics as mosaic_heuristics
+from pallas_tiled.mosaic import kernel as mosaic_kernel
+from pallas_tiled.tuning import cache as tuning_cache
+from tests import helpers
+
+BAD_CONFIGS = [
+    (dict(tile_m=96), ValueError, "multiple of 64"),
+    (dict(tile_n=264), ValueError, "at most 256"),
+    (dict(tile_k=True), TypeError, "must be an int"),
+    (dict(wg_dimension="k"), ValueError, "wg_dimension must be one of"),
+    (dict(epi_tile_n=48), ValueError, "must divide"),
+    (dict(cluster_dimension="k"), ValueError, "cluster_dimension must be one"),
+    (dict(cluster_dimension="m", warp_specialized=False), ValueError,
+     "needs warp_specialized=True"),
+]
+
+
+@pytest.mark.parametrize("fields, exc, words", BAD_CONFIGS,
+                         ids=[str(c[0]) for c in BAD_CONFIGS])
+def test_config_validates_itself(fields, exc, words):
+  with pytest.raises(exc, match=words):
+    pallas_tiled.MosaicConfig(**fields)
+
+
+def test_shared_memory_is_checked_before_tracing():
+  a = jnp.ones((256, 256), jnp.bfloat16)
+  with pytest.raises(ValueError, match="shared memory"):
+    pallas_tiled.matmul(a, a, config=pallas_tiled.MosaicConfig(
+        max_concurrent_steps=8))
+
+
+def test_config_label_names_the_knobs():
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(4096, 4096, 4096, jnp.bfloat16),
+      grid_tile_width=8, cluster_dimension="n")
+  assert config.label == "64x256x64/s4/ws-m/snake-n8/epi64x64/cluster-n"
+  assert config.cta_tile == (128, 256) and config.cluster_tile == (128, 512)
+  assert config.backend == "mosaic" and pallas_tiled.TileConfig(
+      16, 16, 16).backend == "triton"
+
+
+def _shipped_mosaic_entries():
+  """(dtype, config) of every Mosaic entry in the H200's shipped table."""
+  table = tuning_cache.shipped_table("NVIDIA H200")
+  return [(jnp.dtype(key.split("|")[2]), table.lookup(key))
+          for key, entry in sorted(table.entries.items())
+          if entry["backend"] == "mosaic"]
+
+
+def test_shipped_entries_fit_wider_outputs():
+  """Tuned entries are measured with outputs of their input dtype; selected
+  for float32 outputs (preferred_element_type), they are narrowed until
+  they fit in shared memory, and left alone where they fit already."""
+  entries = _shipped_mosaic_entries()
+  assert len(entries) > 20
+  wider = 0
+  for dtype, config in entries:
+    assert mosaic_config.fit_mosaic_config(config, dtype, dtype) == config
+    fitted = mosaic_config.fit_mosaic_config(config, dtype, jnp.float32)
+    mosaic_config.check_mosaic_config(fitted, dtype, jnp.float32)
+    wider += fitted != config
+  assert wider  # bfloat16's 4096^3 entry, for one, needs narrowing.
+
+
+def test_tuned_entry_lowers_with_float32_outputs(monkeypatch):
+  """bfloat16 with preferred_element_type=float32, on the H200 table's
+  4096^3 entry (64x64 epilogue pieces): 262208 bytes of shared memory
+  unfitted, which Mosaic GPU refused, as it did on the H200."""
+  dtype = jnp.dtype(jnp.bfloat16)
+  entry = tuning_cache.shipped_table("NVIDIA H200").lookup(
+      tuning_cache.cache_key("NVIDIA H200", "mosaic", dtype, None, 4096,
+                             4096, 4096))
+  monkeypatch.setattr(tuning_cache, "select_config",
+                      lambda *args, **kwargs: entry)
+  config = mosaic_heuristics.select_config(4096, 4096, 4096, dtype, None,
+                                           out_dtype=jnp.float32)
+  assert config.epi_tile_n == 32 and config.tile_n == entry.tile_n
+  a = jax.ShapeDtypeStruct((1, 512, 512), dtype)
+  problem = batching.BatchedProblem.from_shapes(a.shape, a.shape)
+  traced = mosaic_kernel.batched_product.trace(
+      a, a, problem=problem, config=config, precision=None,
+      out_dtype=jnp.float32, interpret=False)
+  assert "pallas_tiled_mosaic_matmul" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
+
+
+@pytest.mark.parametrize("shape, dtype, lowering", [
+    ((3000, 5000, 700), jnp.bfloat16, "lane"),  # 10000-byte rows.
+    ((1000, 1000, 1000), jnp.float32, "lane"),  # 4000-byte rows.
+    ((4096, 4096, 4096), jnp.bfloat16, "warpgroup"),  # Whole tiles.
+    ((2047, 8191, 1023), jnp.bfloat16, "warpgroup"),  # Odd rows: padded.
+], ids=["3000x5000", "1000-f32", "4096", "2047x8191"])
+def test_default_config_stores_ragged_outputs_in_place(shape, dtype,
+                                                       lowering):
+  """Outputs whose rows TMA can store as they are (16-byte multiples) get
+  the lane lowering, which needs no padded copy of the output."""
+  assert pallas_tiled.default_mosaic_config(*shape, dtype).lowering == lowering
+
+
+@pytest.mark.parametrize("shape, cta_tile", [
+    ((1024, 1024, 1024), (128, 64)),    # 128 tiles: one wave.
+    ((1536, 1536, 1536), (128, 64)),    # 288 tiles: 2.2 waves, but small.
+    ((2048, 2048, 2048), (128, 256)),   # 128 tiles: one wave.
+    ((3072, 3072, 3072), (128, 128)),   # 576: 4.4 waves, not 288: 2.2.
+    ((4096, 4096, 4096), (128, 256)),   # 512: 3.9 waves.
+    ((6144, 6144, 6144), (128, 256)),
+], ids=str)
+def test_heuristic_picks_cta_tiles_by_waves(shape, cta_tile):
+  config = mosaic_heuristics.default_mosaic_config(*shape, jnp.bfloat16)
+  assert config.cta_tile == cta_tile
+
+
+def test_wave_cost_counts_whole_waves():
+  wide = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m")
+  # 4096^2 in 128x256 tiles: 512 tiles, 3.9 waves of 132 SMs, costs 4.
+  assert mosaic_heuristics.mosaic_wave_cost(wide, 4096, 4096) == (
+      4 * 128 * 256)
+  assert mosaic_heuristics.mosaic_wave_cost(wide, 4096, 4096 - 255) == (
+      4 * 128 * 256)
+  # A cluster walks 256x256 cluster tiles, 66 at a time: 256 of them, the
+  # same 4 waves of CTA tiles.
+  clustered = dataclasses.replace(wide, cluster_dimension="m")
+  assert mosaic_heuristics.mosaic_wave_cost(clustered, 4096, 4096) == (
+      4 * 128 * 256)
+  # 128x128 tiles run at 0.94 of 128x256's throughput.
+  square = dataclasses.replace(wide, tile_n=128)
+  assert mosaic_heuristics.mosaic_wave_cost(square, 128, 128) == (
+      pytest.approx(128 * 128 / 0.94))
+
+
+def test_tuned_entry_gives_way_where_its_tiles_fill_waves_badly(
+    tmp_path, monkeypatch):
+  """An entry tuned on 4096^3 (128x256 CTA tiles: 4 full waves) serves
+  shapes of its bucket whose waves it fills as well, not 3072^3 (2.2
+  waves), where the heuristic's 128x128 tiles are predicted faster."""
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  monkeypatch.setattr(tuning_cache, "shipped_table", lambda device: None)
+  dtype = jnp.dtype(jnp.bfloat16)
+  tuned = dataclasses.replace(
+      mosaic_heuristics.default_mosaic_config(4096, 4096, 4096, dtype),
+      grid_tile_width=8)
+  key = tuning_cache.cache_key(jax.devices()[0].device_kind, "mosaic", dtype,
+                               None, 4096, 4096, 4096)
+  tuning_cache.user_cache().store(key, tuned, time_us=170.0,
+                                  shape=[4096, 4096, 4096])
+  select = lambda m, n, k: mosaic_heuristics.select_config(
+      m, n, k, dtype, None, out_dtype=dtype, auto=True)
+  assert select(4096, 4096, 4096) == tuned
+  assert select(4000, 4096, 3072) == tuned  # Same waves.
+  assert select(3072, 3072, 3072) == mosaic_heuristics.default_mosaic_config(
+      3072, 3072, 3072, dtype)
+  assert select(3072, 3072, 3072).cta_tile == (128, 128)
+
+
+CANDIDATE_SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
+                    (4097, 4097, 4097), (7, 129, 1000), (3000, 5000, 700)]
+
+
+@pytest.mark.parametrize("shape", CANDIDATE_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, helpers.FLOAT8],
+                         ids=["bf16", "f32", "f8"])
+def test_candidates_are_valid_unique_and_start_with_the_heuristic(
+    shape, dtype):
+  candidates = pallas_tiled.candidate_configs(*shape, dtype,
+                                              backend="mosaic")
+  assert candidates[0] == mosaic_heuristics.default_mosaic_config(*shape,
+                                                                  dtype)
+  assert len(candidates) == len(set(candidates))
+  assert 6 <= len(candidates) <= 15
+  for c in candidates:
+    mosaic_config.check_mosaic_config(c, dtype, dtype)
+    # K-tiles of the 128-byte swizzle; two of them for 64x64 consumers and
+    # for the two-stage 64x256 ones.
+    two = (c.tile_m, c.tile_n) == (64, 64) or (
+        (c.tile_m, c.tile_n, c.max_concurrent_steps) == (64, 256, 2))
+    width = 256 if two else 128
+    assert c.tile_k * jnp.dtype(dtype).itemsize == width
+
+
+@pytest.mark.parametrize("shape", CANDIDATE_SHAPES, ids=str)
+def test_highest_candidates_fit_the_promoted_sums(shape):
+  """float32 at HIGHEST keeps a float32 sum beside each consumer's
+  accumulator: only consumers of at most PROMOTED_MAX_TILE elements."""
+  highest = lax.Precision.HIGHEST
+  candidates = pallas_tiled.candidate_configs(*shape, jnp.float32, highest,
+                                              backend="mosaic")
+  assert candidates[0] == mosaic_heuristics.default_mosaic_config(
+      *shape, jnp.float32, promoted=True)
+  assert len(candidates) >= 3
+  assert all(c.tile_m * c.tile_n <= mosaic_config.PROMOTED_MAX_TILE
+             for c in candidates)

@@ -1,0 +1,69 @@
+"""The Triton-lowered kernels (`triton/kernel.py`, and `naive.py` where it
+shares a knob): explicit TileConfigs (split-K, group_m, K-major B, aligned
+copies), any tile in interpret mode, and operands stored transposed."""
+
+import jax.numpy as jnp
+import pytest
+
+import pallas_tiled
+from pallas_tiled.triton import kernel as triton_kernel
+from tests import helpers
+
+IMPLS = pallas_tiled.IMPLEMENTATIONS
+
+# Tiles that divide nothing evenly, tiny and odd (interpret mode takes any
+# positive tile), and what the compiled path runs.
+CONFIGS = [
+    pallas_tiled.TileConfig(16, 16, 16, num_warps=4, num_stages=2),
+    pallas_tiled.TileConfig(32, 64, 16, num_warps=4, num_stages=3, group_m=3),
+    pallas_tiled.TileConfig(64, 32, 128, num_warps=4, num_stages=2,
+                            k_major_b=True),
+    pallas_tiled.TileConfig(128, 128, 32, num_warps=8, num_stages=4,
+                            group_m=8),
+    # Split-K: 150 = 5 phases of 32, so 2 splits of 3 + 2 phases (the last
+    # one partial) and 4 splits of 2 + 2 + 1 + 0 phases (one split idle).
+    pallas_tiled.TileConfig(32, 32, 32, split_k=2),
+    pallas_tiled.TileConfig(16, 64, 32, split_k=4, group_m=2, k_major_b=True),
+    pallas_tiled.TileConfig(64, 64, 32, align_operands=True),
+    pallas_tiled.TileConfig(32, 64, 64, split_k=2, k_major_b=True,
+                            align_operands=True),
+]
+TOY_CONFIGS = [
+    pallas_tiled.TileConfig(3, 5, 2),
+    pallas_tiled.TileConfig(7, 1, 9),
+    pallas_tiled.TileConfig(3, 4, 5, group_m=2, split_k=3, k_major_b=True,
+                            align_operands=True),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
+@pytest.mark.parametrize("impl", ["tiled", "naive"])
+def test_explicit_configs(impl, config, rng):
+  """The naive kernel takes only block_m, block_n and num_warps of these."""
+  a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b, config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("config", TOY_CONFIGS, ids=lambda c: c.label)
+@pytest.mark.parametrize("impl", ["tiled", "naive"])
+def test_interpret_mode_takes_any_positive_tile(impl, config, rng):
+  a, b = helpers.random_operands(rng, 10, 11, 13, jnp.float32)
+  out = helpers.call_with_poisoned_output(IMPLS[impl], a, b, config=config,
+                                          interpret=True)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("transposes", [(True, False), (False, True),
+                                        (True, True)],
+                         ids=["a-stored-KxM", "b-stored-NxK", "both"])
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label)
+def test_transposed_operand_kernels(config, transposes, rng):
+  """The backward's kernel variants read a stored (K, M) and b stored (N, K)
+  in place; every knob must hold for them too."""
+  transpose_a, transpose_b = transposes
+  a, b = helpers.random_operands(rng, 100, 70, 150, jnp.bfloat16)
+  out = helpers.stored_product(triton_kernel.batched_product, a, b,
+                               transpose_a=transpose_a,
+                               transpose_b=transpose_b, config=config)
+  helpers.assert_matmul_close(out, a, b)

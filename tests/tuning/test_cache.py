@@ -1,0 +1,142 @@
+"""The tuning cache (`tuning/cache.py`): shape buckets and keys, round trips
+of either backend's configs, old and corrupt files, and which backend's
+tuned entry is faster."""
+
+import dataclasses
+import json
+
+import jax
+from jax import lax
+import jax.numpy as jnp
+import pytest
+
+import pallas_tiled
+from pallas_tiled.tuning import cache as tuning_cache
+from tests import helpers
+
+
+def test_shape_buckets_separate_row_alignments():
+  bucket = tuning_cache.shape_bucket
+  assert bucket(4096, 4096, 4096, jnp.bfloat16) == "4096x4096x4096"
+  assert bucket(3000, 5120, 1024, jnp.bfloat16) == "4096x8192x1024"
+  # M does not count: it is no operand's row length.
+  assert bucket(1000, 1024, 1024, jnp.float32) == "1024x1024x1024"
+  assert bucket(4097, 4097, 4097, jnp.bfloat16) == "8192x8192x8192-unaligned"
+  # 1000 bfloat16 is 2000 bytes: a multiple of 16, not of 128.
+  assert bucket(1000, 1000, 1000, jnp.bfloat16) == "1024x1024x1024-rows16"
+  assert bucket(1024, 1000, 1024, jnp.bfloat16) == "1024x1024x1024-rows16"
+  assert bucket(1, 4, 4, jnp.float32) == "16x16x16-rows16"
+  assert bucket(1, 32, 32, jnp.float32) == "16x32x32"
+  # 700 float32 is 2800 bytes, a multiple of 16; 700 bfloat16 is not.
+  assert bucket(3000, 5000, 700, jnp.float32) == "4096x8192x1024-rows16"
+  assert bucket(3000, 5000, 700, jnp.bfloat16).endswith("-unaligned")
+
+
+def test_cache_keys_name_device_backend_dtype_precision_and_bucket():
+  key = tuning_cache.cache_key("NVIDIA H200", "triton", jnp.float32,
+                               lax.Precision.HIGHEST, 4096, 4096, 4096)
+  assert key == "NVIDIA H200|triton|float32|highest|4096x4096x4096"
+  # 16-bit inputs ignore precision.
+  assert tuning_cache.cache_key("cpu", "mosaic", jnp.bfloat16,
+                                lax.Precision.HIGHEST, 1, 2,
+                                3).split("|")[3] == "default"
+
+
+def test_cache_round_trip(tmp_path):
+  path = tmp_path / "sub" / "cache.json"
+  config = pallas_tiled.TileConfig(64, 128, 32, 4, 4, group_m=16, split_k=2,
+                                   k_major_b=True, align_operands=True)
+  tuning_cache.TuningCache(path).store("dev|triton|k1", config,
+                                       time_us=12.5)
+  reread = tuning_cache.TuningCache(path)
+  assert reread.lookup("dev|triton|k1") == config
+  assert reread.lookup("missing") is None
+  assert reread.entries["dev|triton|k1"]["time_us"] == 12.5
+  assert json.loads(path.read_text())["version"] == 2
+
+
+def test_cache_holds_both_backends_configs(tmp_path):
+  path = tmp_path / "cache.json"
+  triton = pallas_tiled.TileConfig(64, 128, 32)
+  mosaic = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
+                                     cluster_dimension="m")
+  cache = tuning_cache.TuningCache(path)
+  cache.store("dev|triton|x", triton, time_us=3.0)
+  cache.store("dev|mosaic|x", mosaic, time_us=2.0)
+  reread = tuning_cache.TuningCache(path)
+  assert reread.lookup("dev|triton|x") == triton
+  assert reread.lookup("dev|mosaic|x") == mosaic
+  assert reread.time_us("dev|mosaic|x") == 2.0
+
+
+def test_version_1_caches_are_read_as_triton_entries(tmp_path):
+  """Caches written before the Mosaic backend keep working."""
+  path = tmp_path / "cache.json"
+  config = pallas_tiled.TileConfig(64, 128, 32, group_m=16)
+  path.write_text(json.dumps({"version": 1, "entries": {
+      "NVIDIA H200|bfloat16|default|4096x4096x4096": {
+          "config": dataclasses.asdict(config), "time_us": 170.0}}}))
+  cache = tuning_cache.TuningCache(path)
+  assert cache.lookup(
+      "NVIDIA H200|triton|bfloat16|default|4096x4096x4096") == config
+
+
+def test_fastest_backend_compares_tuned_entries(tmp_path, monkeypatch):
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  # Only the user cache: the H200's shipped table would answer otherwise.
+  monkeypatch.setattr(tuning_cache, "shipped_table", lambda device: None)
+  device = jax.devices()[0].device_kind
+  key = lambda backend: tuning_cache.cache_key(
+      device, backend, jnp.bfloat16, None, 4096, 4096, 4096)
+  fastest = lambda: tuning_cache.fastest_backend(
+      ("triton", "mosaic"), 4000, 4096, 4096, jnp.bfloat16, auto=True)
+  cache = tuning_cache.user_cache()
+  assert fastest() is None
+  cache.store(key("triton"), pallas_tiled.TileConfig(64, 128, 32),
+              time_us=180.0)
+  assert fastest() is None  # Only one backend tuned: no comparison.
+  cache.store(key("mosaic"), pallas_tiled.MosaicConfig(), time_us=170.0)
+  assert fastest() == "mosaic"
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [("{not json", "Expecting property name"),
+     ('{"version": 1, "entries": []}', "entries"),
+     ('{"version": 1, "entries": {"k": {"config": {"block_m": 0, "block_n":'
+      ' 16, "block_k": 16}, "time_us": 1}}}', "must be positive"),
+     ('{"version": 2, "entries": {"d|mosaic|x": {"backend": "triton",'
+      ' "config": {"block_m": 16, "block_n": 16, "block_k": 16},'
+      ' "time_us": 1}}}', "does not match the key"),
+     ('{"version": 2, "entries": {"d|mosaic|x": {"backend": "mosaic",'
+      ' "config": {"tile_m": 96}, "time_us": 1}}}', "multiple of 64"),
+     ('{"version": 2, "entries": {"d|triton|x": {"backend": "triton",'
+      ' "config": {"block_m": 16, "block_n": 16, "block_k": 16},'
+      ' "time_us": 1, "shape": [16, "16"]}}}', "is not [M, N, K]"),
+     ('[1, 2]', "version")],
+    ids=["bad-json", "entries-not-object", "invalid-config",
+         "backend-mismatch", "invalid-mosaic-config", "bad-shape",
+         "not-an-object"])
+def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
+    tmp_path, text, problem):
+  path = tmp_path / "cache.json"
+  path.write_text(text)
+  cache = tuning_cache.TuningCache(path)
+  with pytest.warns(tuning_cache.CorruptCacheWarning) as warned:
+    assert cache.lookup("k") is None
+  message = str(warned[0].message)
+  assert str(path) in message and problem in message
+  config = pallas_tiled.TileConfig(16, 16, 16)
+  cache.store("d|triton|k", config, time_us=1.0)
+  assert (tmp_path / "cache.json.corrupt").read_text() == text
+  assert tuning_cache.TuningCache(path).lookup("d|triton|k") == config
+
+
+def test_matmul_auto_survives_a_corrupt_cache(tmp_path, monkeypatch, rng):
+  path = tmp_path / "cache.json"
+  path.write_text("garbage")
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(path))
+  a, b = helpers.random_operands(rng, 33, 17, 65, jnp.float32)
+  with pytest.warns(tuning_cache.CorruptCacheWarning):
+    out = pallas_tiled.matmul(a, b, config="auto")
+  helpers.assert_matmul_close(out, a, b)
