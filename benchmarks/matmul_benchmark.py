@@ -133,6 +133,11 @@ _ROUNDS = flags.DEFINE_integer(
     " starting at the next case, and reports each case's median round, so"
     " that clocks drifting during a run do not favour the case timed first.",
     lower_bound=1)
+_SHARD = flags.DEFINE_string(
+    "shard", "0/1",
+    "I/N: run only every N-th shape of the suites, from the I-th (0-based),"
+    " so that one long suite can run as N commands; merge_results.py joins"
+    " their reports.")
 _CHECK = flags.DEFINE_bool("check", True,
                            "Check each result against a reference.")
 _JSON_OUT = flags.DEFINE_string("json_out", None, "Write rows as JSON here.")
@@ -414,6 +419,16 @@ def _fill_speedups(rows: list[Row]) -> None:
       r.speedup_vs_xla = base / r.time_us
 
 
+def _parse_shard(text: str) -> tuple[int, int]:
+  try:
+    index, count = (int(x) for x in text.split("/"))
+  except ValueError:
+    index, count = -1, 0
+  if not 0 <= index < count:
+    raise app.UsageError(f"--shard={text!r} is not I/N with 0 <= I < N")
+  return index, count
+
+
 def build_cases(interpret, precision):
   """[(impl, backend, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
@@ -422,6 +437,8 @@ def build_cases(interpret, precision):
     names = _SUITE.value or ["tiny" if interpret else "square"]
     shapes = [(suite, parse_shape(s)) for suite in names
               for s in suites.SUITES[suite]]
+    index, count = _parse_shard(_SHARD.value)
+    shapes = shapes[index::count]
   for impl in _IMPLS.value:
     if impl not in IMPLS:
       raise app.UsageError(f"--impls: unknown impl {impl!r}; choose from"
