@@ -533,24 +533,25 @@ def main(argv):
   logging.info("pallas_tiled benchmark: %d cases on %s (%s), jax %s: %s",
                len(cases), device, jax.default_backend(), jax.__version__,
                mode)
+  meta = dict(device=device, platform=jax.default_backend(),
+              jax_version=jax.__version__, interpret=interpret,
+              date=datetime.date.today().isoformat(),
+              command=" ".join(sys.argv))
   rows = []
   for _, group in itertools.groupby(cases, key=lambda case: case[2:5]):
     rows.extend(_run_rounds(list(group), precision=precision,
                             interpret=interpret, device=device))
-  _fill_speedups(rows)
-
-  meta = dict(device=device, platform=jax.default_backend(),
-              jax_version=jax.__version__, interpret=interpret,
-              timing=rows[0].timing if rows else "",
-              date=datetime.date.today().isoformat(),
-              command=" ".join(sys.argv))
+    _fill_speedups(rows)
+    if _JSON_OUT.value:  # After every shape: a killed run keeps its rows.
+      report.write_json(rows, _JSON_OUT.value,
+                        dict(meta, timing=rows[0].timing))
   print(f"\npallas_tiled benchmark on {device}, jax {jax.__version__}, "
         f"{mode}")
+  if _JSON_OUT.value and not rows:
+    report.write_json(rows, _JSON_OUT.value, dict(meta, timing=""))
   print(report.format_table(rows))
   if any(r.suite.startswith("wild") for r in rows):
     print(report.format_speedup_stats(rows))
-  if _JSON_OUT.value:
-    report.write_json(rows, _JSON_OUT.value, meta)
   if _CSV_OUT.value:
     report.write_csv(rows, _CSV_OUT.value)
   if _PLOT_OUT.value:

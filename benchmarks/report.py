@@ -43,19 +43,25 @@ def format_table(rows) -> str:
   return "\n".join(lines)
 
 
+def _record(row) -> dict[str, Any]:
+  """A row as a dict: a Row, or a row read back from JSON (a namespace)."""
+  return dataclasses.asdict(row) if dataclasses.is_dataclass(row) else dict(
+      vars(row))
+
+
 def write_json(rows, path: str, meta: dict[str, Any]) -> None:
   with open(path, "w") as f:
-    json.dump({"meta": meta, "rows": [dataclasses.asdict(r) for r in rows]},
-              f, indent=1)
+    json.dump({"meta": meta, "rows": [_record(r) for r in rows]}, f,
+              indent=1)
 
 
 def write_csv(rows, path: str) -> None:
-  fields = [f.name for f in dataclasses.fields(rows[0])] if rows else []
+  fields = list(_record(rows[0])) if rows else []
   with open(path, "w", newline="") as f:
     writer = csv.DictWriter(f, fieldnames=fields)
     writer.writeheader()
     for r in rows:
-      record = dataclasses.asdict(r)
+      record = _record(r)
       record["samples"] = json.dumps(record["samples"])
       record["kernels"] = json.dumps(record["kernels"])
       record["round_us"] = json.dumps(record["round_us"])
@@ -150,6 +156,9 @@ def write_speedup_plot(rows, path: str, title: str,
                    f" {s['p10']:.3f}x, min {s['min']:.3f}x ({s['count']})"))
   ax.axhline(1.0, color="gray", linewidth=0.8)
   ax.set_yscale("log")
+  labels = matplotlib.ticker.FormatStrFormatter("%.2gx")
+  ax.yaxis.set_major_formatter(labels)
+  ax.yaxis.set_minor_formatter(labels)
   ax.set_xlabel("shapes, sorted by speedup (%)")
   ax.set_ylabel(f"{impl} / jnp.matmul speed")
   ax.set_title(f"{title}: M*N*K >= 2^{int(math.log2(MIN_STATS_MACS))}")
