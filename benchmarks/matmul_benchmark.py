@@ -401,10 +401,11 @@ def _log_row(row: Row) -> None:
                row.impl, row.dtype, row.shape, row.time_us, row.tflops,
                row.rel_error if row.rel_error is not None else float("nan"),
                row.reference or "unchecked")
-  for s in row.samples:  # As seed 000 prints them.
+  for s in row.samples:  # As seed 000 prints them, at --verbosity=1.
     err = abs(s["actual"] - s["expected"]) / max(abs(s["expected"]), 1e-30)
-    logging.info("    C[%d,%d]: Expected = %f, Actual = %f, Relative Error"
-                 " = %e", s["row"], s["col"], s["expected"], s["actual"], err)
+    logging.vlog(1, "    C[%d,%d]: Expected = %f, Actual = %f, Relative"
+                 " Error = %e", s["row"], s["col"], s["expected"],
+                 s["actual"], err)
 
 
 def _fill_speedups(rows: list[Row]) -> None:

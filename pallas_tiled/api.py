@@ -152,6 +152,7 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, CONFIG_TYPES, ("auto",))
+  validation.check_kernel_dims(call)
   backend = resolve_backend(call, config, backend)
   if isinstance(config, triton_config.TileConfig) and not call.interpret:
     triton_config.check_triton_tiles(config, call.dtype,

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import validation
 
 
 def _flat_index(g, out_batch, operand_batch):
@@ -110,9 +111,11 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
   if 0 in (problem.size, problem.m, problem.n, problem.k):
     return jnp.zeros(out_shape, op.out_dtype)
   if (problem.size > 1 and math.prod(problem.b_batch) == 1
-      and problem.a_batch == problem.batch and not op.transpose_a):
+      and problem.a_batch == problem.batch and not op.transpose_a
+      and problem.size * problem.m <= validation.MAX_KERNEL_DIM):
     # Every batch element shares b: fold the batch into a's rows, one
-    # (batch * M, K) @ (K, N) product with larger tiles.
+    # (batch * M, K) @ (K, N) product with larger tiles (while the rows
+    # stay within the kernels' 32-bit indices).
     a = a.reshape(-1, problem.k)
     problem = BatchedProblem.from_shapes(
         a.shape, b.shape[-2:], transpose_b=op.transpose_b)

@@ -105,6 +105,7 @@ def naive_matmul(a, b, config: TileConfig | None = None, *,
       a, b, precision=precision,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, TileConfig)
+  validation.check_kernel_dims(call)
   if config is not None and not call.interpret:
     check_power_of_two_tiles(
         config, ("block_m", "block_n"),

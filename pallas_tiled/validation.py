@@ -7,6 +7,7 @@ value and the rule, and never inside a lowering.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -21,6 +22,9 @@ import numpy as np
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16),
                     jnp.dtype(jnp.float16), jnp.dtype(jnp.float8_e4m3fn))
 _SUPPORTED_NAMES = ", ".join(d.name for d in SUPPORTED_DTYPES)
+# The Pallas kernels index rows, columns, K and the batch with int32 (grid
+# program ids and in-tile offsets): a dimension must stay below 2^31.
+MAX_KERNEL_DIM = 2**31 - 1
 
 
 class MatmulCall(NamedTuple):
@@ -162,6 +166,20 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
       precision=_canonical_precision(precision),
       interpret=resolve_interpret(interpret),
   )
+
+
+def check_kernel_dims(call: MatmulCall) -> None:
+  """Raises ValueError if a dimension of `call` is past what the Pallas
+  kernels index (MAX_KERNEL_DIM); jnp.matmul (`xla_matmul`) has no such
+  limit."""
+  batch = math.prod(call.batch)
+  for name, size in (("M", call.m), ("N", call.n), ("K", call.k),
+                     ("the batch (all batch dimensions together)", batch)):
+    if size > MAX_KERNEL_DIM:
+      raise ValueError(
+          f"{name} = {size} is over {MAX_KERNEL_DIM} (2^31 - 1), the largest"
+          " dimension the Pallas kernels index with 32-bit integers; split"
+          " the product, or use xla_matmul (jnp.matmul).")
 
 
 def check_config_type(config, config_cls, names=()) -> None:

@@ -93,6 +93,7 @@ def test_tiny_run_writes_json_with_every_field(tmp_path):
                 "--warmup=1", "--sustain_s=0.01", tmp_path=tmp_path)
   assert result.returncode == 0, result.stdout + result.stderr
   assert "INTERPRET MODE" in result.stdout
+  assert "Expected =" not in result.stderr  # Samples: --verbosity=1 only.
   report = json.loads(out.read_text())
   rows = report["rows"]
   assert {(r["impl"], r["dtype"]) for r in rows} == {
@@ -135,8 +136,9 @@ def test_fwd_bwd_and_batched_rows(tmp_path):
   result = _run("--impls=tiled,tiled_fwd_bwd,xla,xla_fwd_bwd",
                 "--dtypes=bfloat16", "--shapes=3x40x24x56,17x9x33",
                 f"--json_out={out}", "--iters=2", "--warmup=1",
-                tmp_path=tmp_path)
+                "--verbosity=1", tmp_path=tmp_path)
   assert result.returncode == 0, result.stdout + result.stderr
+  assert result.stderr.count("Expected =") == 8 * 3  # 3 samples a row.
   rows = {(r["impl"], r["batch"]): r
           for r in json.loads(out.read_text())["rows"]}
   assert len(rows) == 8

@@ -80,3 +80,35 @@ def test_xla_takes_no_config():
 def test_compiling_without_a_gpu_is_refused():
   with pytest.raises(ValueError, match="interpret=False compiles a Triton"):
     pallas_tiled.matmul(F32, F32_T, interpret=False)
+
+
+BIG = 2**31  # One past the largest dimension the Pallas kernels index.
+
+
+@pytest.mark.parametrize("a_shape, b_shape, words", [
+    ((BIG, 8), (8, 8), "M = 2147483648 is over 2147483647"),
+    ((8, 8), (8, BIG), "N = 2147483648 is over"),
+    ((8, BIG), (BIG, 8), "K = 2147483648 is over"),
+    ((2**16, 2**15, 8, 8), (8, 8), "the batch (all batch dimensions"
+     " together) = 2147483648 is over"),
+], ids=["M", "N", "K", "batch"])
+@pytest.mark.parametrize("impl", ["tiled", "naive"])
+def test_dimensions_past_int32_are_refused_before_tracing(
+    impl, a_shape, b_shape, words):
+  """Checked on abstract shapes: nothing is allocated. (Unchecked, JAX
+  raised OverflowError from inside the kernels' index math.)"""
+  a = jax.ShapeDtypeStruct(a_shape, jnp.bfloat16)
+  b = jax.ShapeDtypeStruct(b_shape, jnp.bfloat16)
+  with pytest.raises(ValueError) as raised:
+    jax.jit(IMPLS[impl]).lower(a, b)
+  assert words in str(raised.value)
+  # jnp.matmul has no such limit, and xla_matmul keeps its behaviour.
+  assert jax.eval_shape(IMPLS["xla"], a, b).shape[-2:] == (a_shape[-2],
+                                                           b_shape[-1])
+
+
+@pytest.mark.parametrize("impl", ["tiled", "naive"])
+def test_the_largest_indexable_dimension_lowers(impl):
+  a = jax.ShapeDtypeStruct((BIG - 1, 8), jnp.bfloat16)
+  b = jax.ShapeDtypeStruct((8, 8), jnp.bfloat16)
+  assert jax.jit(IMPLS[impl]).lower(a, b).out_info.shape == (BIG - 1, 8)
