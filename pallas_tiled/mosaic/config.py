@@ -186,8 +186,32 @@ def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
   return config
 
 
+def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
+  """`config` with 128-byte K-tiles (if wider), then narrower epilogue
+  pieces and fewer stages (`fit_mosaic_config`), if that fits; else None."""
+  width = layouts.swizzle_elements(dtype)
+  if config.tile_k > width:
+    config = dataclasses.replace(config, tile_k=width)
+  config = fit_mosaic_config(config, dtype, out_dtype)
+  fits = config.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
+  return config if fits else None
+
+
+def _suggestion(config: MosaicConfig, dtype, out_dtype) -> str:
+  """What to change in `config` to fit in shared memory, as field=value."""
+  variant = _fitting_variant(config, dtype, out_dtype)
+  if variant is None:
+    return "Lower max_concurrent_steps, the tiles or the epilogue tile."
+  changes = ", ".join(
+      f"{f.name}={getattr(variant, f.name)!r}"
+      for f in dataclasses.fields(config)
+      if getattr(variant, f.name) != getattr(config, f.name))
+  return f"It fits with {changes}."
+
+
 def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
-  """Raises ValueError if the compiled Mosaic kernel cannot take `config`."""
+  """Raises ValueError if the compiled Mosaic kernel cannot take `config`
+  on this device, saying what to change."""
   dtype = np.dtype(dtype)
   if config.tile_k * dtype.itemsize < 32:
     raise ValueError(
@@ -195,10 +219,16 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
         f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
         f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
         " 128-byte swizzle).")
+  sms = device.sm_count()
+  if config.num_sms > sms or config.num_sms % config.cluster_size:
+    raise ValueError(
+        f"config.num_sms={config.num_sms}: the kernel runs one persistent"
+        f" CTA per SM, so it must be at most this device's {sms} SMs and a"
+        f" multiple of the cluster size ({config.cluster_size}).")
   needed = config.shared_memory_bytes(dtype, out_dtype)
   if needed > _SMEM_LIMIT:
     raise ValueError(
         f"{config.label} needs about {needed} bytes of shared memory per CTA"
         f" for {dtype} inputs and {np.dtype(out_dtype)} outputs, over"
-        f" Hopper's {_SMEM_LIMIT}. Lower max_concurrent_steps, the tiles or the"
-        " epilogue tile.")
+        f" Hopper's {_SMEM_LIMIT}. "
+        + _suggestion(config, dtype, out_dtype))

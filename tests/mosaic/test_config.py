@@ -37,11 +37,29 @@ def test_config_validates_itself(fields, exc, words):
     pallas_tiled.MosaicConfig(**fields)
 
 
-def test_shared_memory_is_checked_before_tracing():
-  a = jnp.ones((256, 256), jnp.bfloat16)
-  with pytest.raises(ValueError, match="shared memory"):
-    pallas_tiled.matmul(a, a, config=pallas_tiled.MosaicConfig(
-        max_concurrent_steps=8))
+@pytest.mark.parametrize("dtype, fields, words", [
+    (jnp.bfloat16, dict(max_concurrent_steps=8),
+     "427008 bytes .* It fits with max_concurrent_steps=4."),
+    # The defaults are sized for 16-bit inputs: float32's K-tiles are twice
+    # the bytes (459776 bytes in all).
+    (jnp.float32, {}, "459776 bytes of shared memory per CTA for float32"
+     " inputs and float32 outputs, over Hopper's 232448. It fits with"
+     " tile_k=32, epi_tile_n=32."),
+    # 1024x256 CTA tiles overflow even at two 128-byte stages.
+    (jnp.float32, dict(tile_m=512, tile_n=256, wg_dimension="m"),
+     "Lower max_concurrent_steps, the tiles or the epilogue tile."),
+    (jnp.bfloat16, dict(num_sms=10**9),
+     "num_sms=1000000000: the kernel runs one persistent CTA per SM"),
+    (jnp.bfloat16, dict(num_sms=7, cluster_dimension="m"),
+     r"multiple of the cluster size \(2\)"),
+], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
+        "num-sms-cluster"])
+def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
+                                                             words):
+  """Each message says what to change."""
+  a = jnp.ones((256, 256), dtype)
+  with pytest.raises(ValueError, match=words):
+    pallas_tiled.matmul(a, a, config=pallas_tiled.MosaicConfig(**fields))
 
 
 def test_config_label_names_the_knobs():
