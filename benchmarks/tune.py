@@ -42,7 +42,7 @@ _BACKEND = flags.DEFINE_enum(
     "Backend to tune; auto tunes every backend that can run the shape.")
 _CACHE_OUT = flags.DEFINE_string(
     "cache_out", None, "Cache file to write (default: the user cache, "
-    f"${tuning_cache.CACHE_ENV} or ~/.cache/pallas_tiled/autotune.json).")
+    f"${tuning_cache.CACHE_ENV} or the platform's user cache directory).")
 _MERGE = flags.DEFINE_list(
     "merge", [], "Instead of tuning, merge these cache files into "
     "--cache_out (later files win on equal keys).")

@@ -9,6 +9,7 @@ from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.heuristics import default_tiled_config
 from pallas_tiled.tuning.autotune import autotune
 from pallas_tiled.tuning.autotune import candidate_configs
+from pallas_tiled.tuning.cache import CacheAccessWarning
 from pallas_tiled.tuning.cache import CorruptCacheWarning
 from pallas_tiled.xla import xla_matmul
 
@@ -23,6 +24,7 @@ IMPLEMENTATIONS = {
 
 __all__ = [
     "IMPLEMENTATIONS",
+    "CacheAccessWarning",
     "CorruptCacheWarning",
     "MosaicConfig",
     "TileConfig",

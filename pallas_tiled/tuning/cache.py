@@ -3,15 +3,25 @@
 An entry maps a key (device, backend, dtype, precision, shape bucket) to the
 best config the autotuner found there for that backend (a TileConfig for
 "triton", a MosaicConfig for "mosaic") and the time it measured. The user's
-cache lives at $PALLAS_TILED_CACHE, or ~/.cache/pallas_tiled/autotune.json.
-Tables for known devices ship in `tables/` in the same format:
-they are the autotuner's own output on that device.
+cache lives at $PALLAS_TILED_CACHE, or `autotune.json` in the platform's
+user cache directory (platformdirs: $XDG_CACHE_HOME/pallas_tiled, by default
+~/.cache/pallas_tiled, on Linux). Tables for known devices ship in `tables/`
+in the same format: they are the autotuner's own output on that device.
+
+Any number of processes can tune into one file: a store holds
+`<name>.lock` while it re-reads the file, adds its entry and replaces the
+file atomically, so no process's entries are lost and readers never see a
+partial file.
 
 A cache file that cannot be read as such is never used: it raises a
 `CorruptCacheWarning` naming the file and the problem, lookups miss, and the
-next store moves it aside to `<name>.corrupt` before writing a fresh file.
-Version-1 files (from before the Mosaic backend, Triton entries only) are
-read as such.
+next store moves it aside to `<name>.corrupt` (or `.corrupt.1`, `.corrupt.2`,
+... : no backup is overwritten) before writing a fresh file. A path that
+cannot be read or written at all (a directory, no permission, a read-only
+file system) raises a `CacheAccessWarning`, never an error: lookups miss,
+and stored entries live in this process only, so an autotune still returns
+its result. Version-1 files (from before the Mosaic backend, Triton entries
+only) are read as such.
 """
 
 from __future__ import annotations
@@ -20,9 +30,10 @@ import dataclasses
 import json
 import os
 import pathlib
-import tempfile
+import secrets
 import warnings
 
+import filelock
 from jax import lax
 import jax.numpy as jnp
 
@@ -38,17 +49,31 @@ FORMAT_VERSION = 2
 CONFIG_TYPES = {"triton": TileConfig, "mosaic": MosaicConfig}
 SHIPPED_TABLES = {"NVIDIA H200": "h200.json"}
 _TABLES_DIR = pathlib.Path(__file__).parent / "tables"
+# Seconds a store waits for another process's store to finish: far longer
+# than any write takes, short enough that a stale lock on a broken file
+# system ends in a warning rather than a hung autotune.
+LOCK_TIMEOUT_S = 60
 
 
 class CorruptCacheWarning(UserWarning):
   """A tuning cache file exists but is not a valid cache; it is ignored."""
 
 
+class CacheAccessWarning(UserWarning):
+  """A tuning cache path cannot be read or written (a directory, no
+  permission, a read-only file system); tuning works without it."""
+
+
 def default_cache_path() -> pathlib.Path:
+  """$PALLAS_TILED_CACHE, else the platform's user cache directory."""
   path = os.environ.get(CACHE_ENV)
   if path:
     return pathlib.Path(path)
-  return pathlib.Path.home() / ".cache" / "pallas_tiled" / "autotune.json"
+  # Imported here: only the user cache needs it (the GPU test machine, with
+  # no network, lacks it and sets $PALLAS_TILED_CACHE).
+  import platformdirs  # pylint: disable=import-outside-toplevel
+  return pathlib.Path(platformdirs.user_cache_dir(
+      "pallas_tiled", appauthor=False)) / "autotune.json"
 
 
 def precision_name(precision, dtype) -> str:
@@ -133,28 +158,39 @@ def _parse(text: str) -> dict[str, dict]:
 
 
 class TuningCache:
-  """One cache file: read once, written atomically on every store."""
+  """One cache file: read once; each store merges into the file on disk."""
 
   def __init__(self, path: str | os.PathLike | None = None):
     self.path = pathlib.Path(path) if path else default_cache_path()
     self._entries: dict[str, dict] | None = None
-    self._corrupt = False
+
+  def _read(self) -> dict[str, dict]:
+    """The entries on disk ({} if none); ValueError (UnicodeDecodeError
+    too) if the file is corrupt, OSError if it cannot be read."""
+    try:
+      text = self.path.read_text()
+    except FileNotFoundError:
+      return {}
+    return _parse(text)
 
   @property
   def entries(self) -> dict[str, dict]:
     if self._entries is None:
       self._entries = {}
-      if self.path.exists():
-        try:
-          self._entries = _parse(self.path.read_text())
-        except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError too.
-          self._corrupt = True
-          warnings.warn(
-              f"pallas_tiled: ignoring corrupt tuning cache {self.path}: {e}."
-              " Its configs are not used; the next autotune result moves it"
-              f" to {self.path.name}.corrupt. Delete it, or point"
-              f" ${CACHE_ENV} at another file.", CorruptCacheWarning,
-              stacklevel=3)
+      try:
+        self._entries = self._read()
+      except ValueError as e:  # JSON and Unicode decode errors too.
+        warnings.warn(
+            f"pallas_tiled: ignoring corrupt tuning cache {self.path}: {e}."
+            " Its configs are not used; the next autotune result moves it"
+            f" to {self.path.name}.corrupt (or .corrupt.N). Delete it, or"
+            f" point ${CACHE_ENV} at another file.", CorruptCacheWarning,
+            stacklevel=3)
+      except OSError as e:
+        warnings.warn(
+            f"pallas_tiled: cannot read tuning cache {self.path}: {e}. Its"
+            f" configs are not used. Point ${CACHE_ENV} at a readable file"
+            " (not a directory).", CacheAccessWarning, stacklevel=3)
     return self._entries
 
   def lookup(self, key: str):
@@ -174,19 +210,87 @@ class TuningCache:
     return None if entry is None else float(entry["time_us"])
 
   def store(self, key: str, config, **record) -> None:
-    entries = self.entries
-    entries[key] = {"backend": config.backend,
-                    "config": dataclasses.asdict(config), **record}
+    """Adds `config` under `key` here and in the file.
+
+    A file that cannot be written gets a CacheAccessWarning, not an error:
+    the entry is kept in this process, and an autotune that stores it still
+    returns its result.
+    """
+    entry = {"backend": config.backend, "config": dataclasses.asdict(config),
+             **record}
+    self.entries[key] = entry
+    try:
+      on_disk = self._store_on_disk(key, entry)
+    except OSError as e:  # filelock.Timeout too.
+      warnings.warn(
+          f"pallas_tiled: cannot write tuning cache {self.path}: {e}. The"
+          " tuned config is used in this process only. Point"
+          f" ${CACHE_ENV} at a writable file (not a directory).",
+          CacheAccessWarning, stacklevel=2)
+      return
+    # Other processes' entries, found on disk, join this one's.
+    self._entries.update(on_disk)
+
+  def _store_on_disk(self, key: str, entry: dict) -> dict[str, dict]:
+    """Merges `entry` into the file under the lock; returns what it wrote."""
+    if self.path.is_dir():  # Checked first: no lock file beside it.
+      raise IsADirectoryError(f"{self.path} is a directory")
     self.path.parent.mkdir(parents=True, exist_ok=True)
-    if self._corrupt:
-      os.replace(self.path, self.path.with_name(self.path.name + ".corrupt"))
-      self._corrupt = False
-    text = json.dumps({"version": FORMAT_VERSION, "entries": entries},
-                      indent=1, sort_keys=True)
-    with tempfile.NamedTemporaryFile("w", dir=self.path.parent, delete=False,
-                                     suffix=".tmp") as f:
-      f.write(text + "\n")
-    os.replace(f.name, self.path)
+    lock = filelock.FileLock(self.path.with_name(self.path.name + ".lock"))
+    # Polled often: a store holds the lock for about a millisecond.
+    with lock.acquire(timeout=LOCK_TIMEOUT_S, poll_interval=0.005):
+      # Judged on the file as it is now: another process may have added
+      # entries, or replaced a corrupt file, since this one read it.
+      try:
+        entries = self._read()
+      except ValueError as e:
+        backup = self._move_aside()
+        warnings.warn(
+            f"pallas_tiled: moved corrupt tuning cache {self.path} ({e}) to"
+            f" {backup.name}; writing a fresh one.", CorruptCacheWarning,
+            stacklevel=3)
+        entries = {}
+      entries[key] = entry
+      text = json.dumps({"version": FORMAT_VERSION, "entries": entries},
+                        indent=1, sort_keys=True)
+      _write_atomically(self.path, text + "\n")
+    return entries
+
+  def _move_aside(self) -> pathlib.Path:
+    """Renames the (corrupt) file to the first unused `<name>.corrupt[.N]`;
+    the caller holds the lock, so no other store picks the same name."""
+    backup = self.path.with_name(self.path.name + ".corrupt")
+    n = 0
+    while backup.exists():
+      n += 1
+      backup = self.path.with_name(f"{self.path.name}.corrupt.{n}")
+    os.replace(self.path, backup)
+    return backup
+
+
+def _write_atomically(path: pathlib.Path, text: str) -> None:
+  """Writes `text` to a fresh file beside `path`, then renames it over
+  `path`, so readers see the old file or the new, never part of one.
+
+  The file is created by os.open with mode 0o666, so the umask sets its
+  mode as for any new file (0644 under umask 022), where tempfile's would
+  be 0600. It is removed on any failure.
+  """
+  tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}"
+                       ".tmp")
+  fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+  try:
+    with os.fdopen(fd, "w") as f:
+      f.write(text)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    try:
+      os.unlink(tmp)
+    except OSError:
+      pass
+    raise
 
 
 _shipped: dict[str, TuningCache] = {}

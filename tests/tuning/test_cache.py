@@ -1,9 +1,18 @@
 """The tuning cache (`tuning/cache.py`): shape buckets and keys, round trips
-of either backend's configs, old and corrupt files, and which backend's
+of either backend's configs, old and corrupt files, concurrent writers,
+unusable paths, the default location and file mode, and which backend's
 tuned entry is faster."""
 
 import dataclasses
 import json
+import os
+import pathlib
+import re
+import stat
+import subprocess
+import sys
+import textwrap
+import time
 
 import jax
 from jax import lax
@@ -127,7 +136,9 @@ def test_corrupt_cache_warns_is_not_used_and_is_moved_aside(
   message = str(warned[0].message)
   assert str(path) in message and problem in message
   config = pallas_tiled.TileConfig(16, 16, 16)
-  cache.store("d|triton|k", config, time_us=1.0)
+  with pytest.warns(tuning_cache.CorruptCacheWarning,
+                    match=r"to cache\.json\.corrupt;"):
+    cache.store("d|triton|k", config, time_us=1.0)
   assert (tmp_path / "cache.json.corrupt").read_text() == text
   assert tuning_cache.TuningCache(path).lookup("d|triton|k") == config
 
@@ -140,3 +151,144 @@ def test_matmul_auto_survives_a_corrupt_cache(tmp_path, monkeypatch, rng):
   with pytest.warns(tuning_cache.CorruptCacheWarning):
     out = pallas_tiled.matmul(a, b, config="auto")
   helpers.assert_matmul_close(out, a, b)
+
+
+def test_stores_keep_every_earlier_corrupt_file(tmp_path):
+  path = tmp_path / "cache.json"
+  config = pallas_tiled.TileConfig(16, 16, 16)
+  for i, text in enumerate(["garbage 0", "garbage 1", "garbage 2"]):
+    path.write_text(text)
+    cache = tuning_cache.TuningCache(path)
+    with pytest.warns(tuning_cache.CorruptCacheWarning,
+                      match=re.escape(str(path))):
+      assert cache.lookup("d|triton|k") is None
+    with pytest.warns(tuning_cache.CorruptCacheWarning, match="corrupt"):
+      cache.store(f"d|triton|k{i}", config, time_us=1.0)
+  backups = ["cache.json.corrupt", "cache.json.corrupt.1",
+             "cache.json.corrupt.2"]
+  assert [(tmp_path / b).read_text() for b in backups] == [
+      "garbage 0", "garbage 1", "garbage 2"]
+  assert list(tuning_cache.TuningCache(path).entries) == ["d|triton|k2"]
+
+
+def test_a_store_keeps_a_file_fixed_since_it_was_read(tmp_path):
+  """Whether the file is corrupt is judged when storing, under the lock."""
+  path = tmp_path / "cache.json"
+  path.write_text("garbage")
+  stale = tuning_cache.TuningCache(path)
+  with pytest.warns(tuning_cache.CorruptCacheWarning):
+    stale.lookup("k")
+  config = pallas_tiled.TileConfig(16, 16, 16)
+  with pytest.warns(tuning_cache.CorruptCacheWarning):
+    tuning_cache.TuningCache(path).store("d|triton|a", config, time_us=1.0)
+  stale.store("d|triton|b", config, time_us=2.0)
+  assert sorted(tuning_cache.TuningCache(path).entries) == [
+      "d|triton|a", "d|triton|b"]
+  assert sorted(stale.entries) == ["d|triton|a", "d|triton|b"]
+  assert (tmp_path / "cache.json.corrupt").read_text() == "garbage"
+  assert not (tmp_path / "cache.json.corrupt.1").exists()
+
+
+_WRITER = textwrap.dedent("""
+    import pathlib, sys, time
+    from pallas_tiled.tuning import cache
+    path, index = pathlib.Path(sys.argv[1]), int(sys.argv[2])
+    (path.parent / f"ready{index}").touch()
+    while not (path.parent / "go").exists():
+      time.sleep(0.001)
+    for j in range(3):
+      cache.TuningCache(path).store(f"d|triton|p{index}-{j}",
+                                    cache.TileConfig(16, 16, 16),
+                                    time_us=float(index))
+""")
+
+# Each imports pallas_tiled (about 1 s of CPU), so not many more than cores.
+_WRITERS = 4
+
+
+def test_concurrent_processes_lose_no_entries(tmp_path):
+  """Writers started together, each storing its own keys: all survive."""
+  path = tmp_path / "cache.json"
+  root = pathlib.Path(pallas_tiled.__file__).parent.parent
+  env = dict(os.environ, PYTHONPATH=str(root))
+  writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path),
+                               str(i)], env=env) for i in range(_WRITERS)]
+  try:
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"ready{i}").exists()
+                  for i in range(_WRITERS)):
+      assert time.monotonic() < deadline and all(
+          w.poll() is None for w in writers), "a writer did not start"
+      time.sleep(0.01)
+    (tmp_path / "go").touch()
+    assert [w.wait(timeout=60) for w in writers] == [0] * _WRITERS
+  finally:
+    for w in writers:
+      w.kill()
+  entries = tuning_cache.TuningCache(path).entries
+  assert sorted(entries) == sorted(f"d|triton|p{i}-{j}"
+                                   for i in range(_WRITERS)
+                                   for j in range(3))
+  assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_default_path_follows_xdg_cache_home(tmp_path, monkeypatch):
+  monkeypatch.delenv(tuning_cache.CACHE_ENV, raising=False)
+  monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+  path = tmp_path / "xdg" / "pallas_tiled" / "autotune.json"
+  assert tuning_cache.default_cache_path() == path
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "mine.json"))
+  assert tuning_cache.default_cache_path() == tmp_path / "mine.json"
+
+
+def test_a_directory_as_cache_warns_and_leaves_nothing(tmp_path, monkeypatch):
+  """Unusable paths warn, never raise: an autotune keeps its result."""
+  directory = tmp_path / "dir"
+  directory.mkdir()
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(directory))
+  cache = tuning_cache.TuningCache()
+  with pytest.warns(tuning_cache.CacheAccessWarning,
+                    match="cannot read tuning cache "
+                    + re.escape(str(directory))):
+    assert cache.lookup("d|triton|k") is None
+  config = pallas_tiled.TileConfig(16, 16, 16)
+  with pytest.warns(tuning_cache.CacheAccessWarning,
+                    match="cannot write tuning cache "
+                    + re.escape(str(directory))):
+    cache.store("d|triton|k", config, time_us=1.0)
+  assert cache.lookup("d|triton|k") == config  # Kept in this process.
+  assert list(directory.iterdir()) == []
+  assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]
+
+
+def test_a_cache_below_a_file_warns_on_store(tmp_path):
+  (tmp_path / "file").write_text("")
+  cache = tuning_cache.TuningCache(tmp_path / "file" / "cache.json")
+  with pytest.warns(tuning_cache.CacheAccessWarning, match="cannot read"):
+    assert cache.lookup("d|triton|k") is None
+  with pytest.warns(tuning_cache.CacheAccessWarning, match="cannot write"):
+    cache.store("d|triton|k", pallas_tiled.TileConfig(16, 16, 16),
+                time_us=1.0)
+  assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
+  path = tmp_path / "cache.json"
+  def fail(*args):
+    raise OSError("disk full")
+  monkeypatch.setattr(tuning_cache.os, "replace", fail)
+  with pytest.warns(tuning_cache.CacheAccessWarning, match="disk full"):
+    tuning_cache.TuningCache(path).store(
+        "d|triton|k", pallas_tiled.TileConfig(16, 16, 16), time_us=1.0)
+  # The lock file may stay (filelock's choice); nothing else may.
+  assert {p.name for p in tmp_path.iterdir()} <= {"cache.json.lock"}
+
+
+def test_cache_file_mode_follows_the_umask(tmp_path):
+  old = os.umask(0o022)
+  try:
+    tuning_cache.TuningCache(tmp_path / "cache.json").store(
+        "d|triton|k", pallas_tiled.TileConfig(16, 16, 16), time_us=1.0)
+  finally:
+    os.umask(old)
+  assert stat.S_IMODE((tmp_path / "cache.json").stat().st_mode) == 0o644
