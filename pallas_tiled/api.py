@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 
 from jax import lax
-import jax.numpy as jnp
-
 from jax.experimental import pallas as pl
+import jax.numpy as jnp
 
 from pallas_tiled import autodiff
 from pallas_tiled import device
