@@ -213,12 +213,18 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
   """Raises ValueError if the compiled Mosaic kernel cannot take `config`
   on this device, saying what to change."""
   dtype = np.dtype(dtype)
-  if config.tile_k * dtype.itemsize < 32:
+  if config.tile_k * dtype.itemsize % 32:
     raise ValueError(
         f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
-        f" bytes of {dtype}; wgmma needs a swizzled K-tile of at least 32"
+        f" bytes of {dtype}; wgmma needs swizzled K-tiles of a multiple of 32"
         f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
         " 128-byte swizzle).")
+  piece_bytes = config.epi_tile[1] * np.dtype(out_dtype).itemsize
+  if piece_bytes % 16:
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
+        f" {np.dtype(out_dtype)}; TMA stores rows of a multiple of 16 bytes"
+        f" (use epi_tile_n={layouts.swizzle_elements(out_dtype)}).")
   sms = device.sm_count()
   if config.num_sms > sms or config.num_sms % config.cluster_size:
     raise ValueError(

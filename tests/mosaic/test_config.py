@@ -52,8 +52,15 @@ def test_config_validates_itself(fields, exc, words):
      "num_sms=1000000000: the kernel runs one persistent CTA per SM"),
     (jnp.bfloat16, dict(num_sms=7, cluster_dimension="m"),
      r"multiple of the cluster size \(2\)"),
+    # Found by benchmarks/fuzz.py: 72-byte K-tiles failed inside JAX
+    # ("No valid out swizzle") while the kernel was traced.
+    (helpers.FLOAT8, dict(tile_k=72), "tile_k=72 is 72 bytes of"
+     " float8_e4m3fn; wgmma needs swizzled K-tiles of a multiple of 32"),
+    (helpers.FLOAT8, dict(tile_k=128, tile_n=8, epi_tile_n=0),
+     "epi_tile_n=8 is 8 bytes of float8_e4m3fn; TMA stores rows of a"
+     " multiple of 16 bytes"),
 ], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
-        "num-sms-cluster"])
+        "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes"])
 def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
                                                              words):
   """Each message says what to change."""
