@@ -18,6 +18,7 @@ if not _HAS_CUDA_PLUGIN:
       "--xla_llvm_disable_expensive_passes=true")))
 
 
+@pytest.hookimpl(optionalhook=True)  # Known only with pytest-xdist.
 def pytest_xdist_auto_num_workers(config):
   """`-n auto`: one worker per core on a CPU, where interpret mode compiles
   (2 cores: 189 s against 250 s in one process); none with a GPU, which one

@@ -24,7 +24,7 @@ sys.path.insert(0, str(BINARY.parent))  # The binary's modules, for fixtures.
 
 @pytest.fixture(scope="module")
 def fuzz():
-  import fuzz as module  # pylint: disable=import-outside-toplevel
+  import fuzzing as module  # pylint: disable=import-outside-toplevel
   return module
 
 
