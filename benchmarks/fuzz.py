@@ -1,14 +1,9 @@
-"""Fuzzer: random matmul calls checked elementwise against float64 NumPy
-(the cases, checks and bound are in `fuzzing.py`).
+"""Fuzzer: random matmul calls checked elementwise against float64 NumPy.
 
-Each case draws shapes (log-uniform, mixed with edge sizes), a dtype, a
-precision, a backend, a config (none, or a random TileConfig/MosaicConfig),
-maybe a broadcast batch and maybe gradients. A call the library refuses by
-design (or an invalid config) must be refused with ValueError/TypeError
-before any kernel is traced ("rejected"); anything else that raises is a
-crash. Results are computed into a NaN-poisoned output buffer and must hold
-|out - ref| <= bound elementwise (see `error_bound`). The seed is printed
-first, so that any run can be repeated with --seed.
+What a case draws, what counts as refused, wrong or crashed, and the error
+bound are in `fuzzing.py`. The seed is printed first, so that any run can
+be repeated with --seed; every wrong or crashed case is one line (a reason,
+never a time), and the exit code is non-zero if there is any.
 
   python benchmarks/fuzz.py                      # CPU: interpret mode
   python benchmarks/fuzz.py --cases=200 --seed=1 --json_out=fuzz.json
