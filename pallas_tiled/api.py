@@ -16,6 +16,7 @@ from jax.experimental import pallas as pl
 import jax.numpy as jnp
 
 from pallas_tiled import autodiff
+from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled import validation
 from pallas_tiled.mosaic import config as mosaic_config
@@ -69,7 +70,11 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   There:
   * a single product whose shape bucket has tuned entries for both backends
     (the table shipped for this device, and the user's autotune cache when
-    config="auto") runs on the one that measured faster;
+    config="auto") runs on the one that measured faster (only entries tuned
+    on this very shape where the cost model applies);
+  * a single product the cost model has coefficients for (`cost_model.py`:
+    this device kind or another Hopper part, 16-bit inputs) runs on the
+    backend of its pick;
   * otherwise, by rule: Mosaic for products at least 128 wide in M and N
     and 128 deep with at least 16 CTA tiles of 128x64, or with any number
     of tiles for float32 at HIGHEST (its tripled K makes each tile 3x the
@@ -101,11 +106,15 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
   if not _auto_may_take_mosaic(call, hopper):
     return "triton"
   if not call.batch:
+    modeled = cost_model.choose(call.m, call.n, call.k, call.dtype,
+                                call.precision, out_dtype=call.out_dtype)
     tuned = tuning_cache.fastest_backend(
         tuple(KERNELS), call.m, call.n, call.k, call.dtype, call.precision,
-        auto=config == "auto")
+        auto=config == "auto", exact=modeled is not None)
     if tuned is not None:
       return tuned
+    if modeled is not None:
+      return modeled.backend
   if min(call.m, call.n) < 128 or call.k < 128:
     return "triton"
   if tf32x3.applies(call.dtype, call.precision):

@@ -252,8 +252,20 @@ def _call(m, n, k, dtype=jnp.bfloat16, precision=None, interpret=False):
         "f32-decode", "f32-highest", "f32-highest-decode",
         "ampere", "interpret"])
 def test_auto_backend_rule(call, capability, expected, monkeypatch):
+  """The rule where the cost model has no coefficients (float32, or a
+  device family it was not fitted for)."""
   monkeypatch.setattr(device, "compute_capability", lambda: capability)
+  monkeypatch.setattr(api.cost_model, "choose", lambda *a, **k: None)
   assert api.resolve_backend(call, None, "auto") == expected
+
+
+@pytest.mark.parametrize("modeled", ["triton", "mosaic"])
+def test_auto_backend_follows_the_cost_model(modeled, monkeypatch):
+  monkeypatch.setattr(device, "compute_capability", lambda: (9, 0))
+  pick = (pallas_tiled.TileConfig(64, 64, 128, split_k=4)
+          if modeled == "triton" else pallas_tiled.MosaicConfig())
+  monkeypatch.setattr(api.cost_model, "choose", lambda *a, **k: pick)
+  assert api.resolve_backend(_call(256, 256, 4096), None, "auto") == modeled
 
 
 @pytest.mark.parametrize("tuned, expected", [("triton", "triton"),
@@ -265,5 +277,6 @@ def test_auto_backend_follows_the_tuned_table(tuned, expected, monkeypatch):
   monkeypatch.setattr(device, "compute_capability", lambda: (9, 0))
   monkeypatch.setattr(api.tuning_cache, "fastest_backend",
                       lambda *args, **kwargs: tuned)
+  monkeypatch.setattr(api.cost_model, "choose", lambda *a, **k: None)
   call = _call(4096, 4096, 4096)
   assert api.resolve_backend(call, None, "auto") == expected

@@ -87,6 +87,8 @@ def test_no_shipped_table_entry_is_keyed_to_a_check_shape(wild):
   check = {(e.m, e.n, e.k) for e in wild.load("check")}
   tables = ROOT / "pallas_tiled" / "tuning" / "tables"
   for table in sorted(tables.glob("*.json")):
+    if table.name == "cost_model.json":
+      continue  # Coefficients: test_cost_model checks what they were fit on.
     entries = json.loads(table.read_text())["entries"].values()
     # Every entry records the shape it was tuned on, so this can be checked.
     assert all("shape" in entry for entry in entries), table.name

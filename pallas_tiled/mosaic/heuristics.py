@@ -7,12 +7,14 @@ import functools
 
 from jax.experimental import pallas as pl
 
+from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
 from pallas_tiled.mosaic.config import fit_mosaic_config
+from pallas_tiled.mosaic.config import output_lowering
 from pallas_tiled.tuning import cache as tuning_cache
 
 # How much faster (predicted) the heuristic's CTA tile must be before it
@@ -64,22 +66,15 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
     two 64x128 consumers, whose K-step products and float32 sums both fit
     in registers (64x256 consumers spill: 2.3x slower at 4096^3). As
     fast as two 128x64 consumers to 2048^3, 11-19% faster from 4096^3.
-  * Outputs that are not whole (8 x 128-byte) tiles but whose rows are
-    16-byte multiples: the "lane" lowering, which stores them in place,
-    instead of padding them and cutting them to shape afterwards
-    (3000x5000x700 bfloat16: 51.7 us against 64.6, before its stores were
-    swizzled).
+  * Ragged outputs: the lowering `output_lowering` gives.
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   del k  # Every K is pipelined the same way.
   epi_n = layouts.swizzle_elements(out_dtype or dtype)
-  ragged_out = m % 8 or n % epi_n
   common = dict(
       tile_k=layouts.swizzle_elements(dtype), wg_dimension="m",
       max_concurrent_steps=4, epi_tile_n=epi_n, num_sms=device.sm_count(),
-      lowering=("lane" if ragged_out
-                and n % layouts.rows_alignment(out_dtype or dtype) == 0
-                else "warpgroup"))
+      lowering=output_lowering(m, n, out_dtype or dtype))
   if promoted:
     return MosaicConfig(tile_m=64, tile_n=PROMOTED_MAX_TILE // 64, **common)
   candidates = (
@@ -98,6 +93,10 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config `matmul(..., backend="mosaic")` runs when given none: see
   `tuning.cache.select_config`.
 
+  Where the cost model has coefficients for this device and dtype
+  (`pallas_tiled/cost_model.py`), its pick, and tuned entries only on the
+  shape they were tuned on. Elsewhere (float32, uncalibrated devices):
+
   A tuned entry holds the best config for the shape it was tuned on; on
   another shape of its bucket, its CTA tile can fill the SMs' waves badly
   (bfloat16 3072^3 with 4096^3's 128x256 tiles: 2.2 waves, 0.76x
@@ -108,6 +107,14 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   with outputs of the input dtype.
   """
   promoted = tf32x3.applies(dtype, precision)
+  modeled = None if promoted else cost_model.choose(
+      m, n, k, dtype, precision, out_dtype=out_dtype, backends=("mosaic",))
+  if modeled is not None:  # Tuned entries: only for their own shape.
+    config = tuning_cache.select_config(
+        "mosaic", m, n, k, dtype, precision, auto=auto,
+        default=lambda: modeled,
+        fits=lambda _, tuned_shape: tuned_shape == (m, n, k))
+    return fit_mosaic_config(config, dtype, out_dtype)
   default = functools.partial(default_mosaic_config, m, n, k, dtype,
                               out_dtype, promoted=promoted)
 

@@ -32,6 +32,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
+from pallas_tiled import cost_model
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
 from pallas_tiled import validation
@@ -227,8 +228,16 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
 
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config a call runs when given none: see
-  `tuning.cache.select_config`."""
-  del out_dtype  # The Triton configs hold for every output dtype.
+  `tuning.cache.select_config`. Where the cost model has coefficients for
+  this device, it picks, and tuned entries apply only to the shape they
+  were tuned on; elsewhere the heuristic fills in for untuned buckets."""
+  modeled = cost_model.choose(m, n, k, dtype, precision, out_dtype=out_dtype,
+                              backends=("triton",))
+  if modeled is not None:
+    return tuning_cache.select_config(
+        "triton", m, n, k, dtype, precision, auto=auto,
+        default=lambda: modeled,
+        fits=lambda _, tuned_shape: tuned_shape == (m, n, k))
   return tuning_cache.select_config(
       "triton", m, n, k, dtype, precision, auto=auto,
       default=lambda: heuristics.default_tiled_config(m, n, k, dtype,

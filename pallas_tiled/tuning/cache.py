@@ -347,14 +347,18 @@ def select_config(backend: str, m: int, n: int, k: int, dtype,
 
 
 def fastest_backend(backends, m: int, n: int, k: int, dtype, precision=None,
-                    *, auto: bool = False) -> str | None:
+                    *, auto: bool = False,
+                    exact: bool = False) -> str | None:
   """The backend whose tuned entry for this problem measured fastest, if
   the first cache (as in `select_config`) holding any of them holds them
-  all; None otherwise."""
+  all; None otherwise. `exact`: only entries tuned on this very shape."""
   kind = device.device_kind()
   for cache in _caches(kind, auto):
-    times = {b: cache.time_us(cache_key(kind, b, dtype, precision, m, n, k))
-             for b in backends}
+    keys = {b: cache_key(kind, b, dtype, precision, m, n, k)
+            for b in backends}
+    times = {b: cache.time_us(key) if not exact
+             or cache.tuned_shape(key) == (m, n, k) else None
+             for b, key in keys.items()}
     if all(t is None for t in times.values()):
       continue
     if any(t is None for t in times.values()):

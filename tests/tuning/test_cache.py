@@ -106,6 +106,16 @@ def test_fastest_backend_compares_tuned_entries(tmp_path, monkeypatch):
   assert fastest() is None  # Only one backend tuned: no comparison.
   cache.store(key("mosaic"), pallas_tiled.MosaicConfig(), time_us=170.0)
   assert fastest() == "mosaic"
+  # Where the cost model picks, entries count only on the shape tuned.
+  for backend in ("triton", "mosaic"):
+    cache.store(key(backend), pallas_tiled.TileConfig(64, 128, 32)
+                if backend == "triton" else pallas_tiled.MosaicConfig(),
+                time_us=170.0, shape=[4096, 4096, 4096])
+  exact = lambda m: tuning_cache.fastest_backend(
+      ("triton", "mosaic"), m, 4096, 4096, jnp.bfloat16, auto=True,
+      exact=True)
+  assert exact(4000) is None
+  assert exact(4096) is not None
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,174 @@
+"""Times every cost-model candidate (`pallas_tiled.cost_model`) on a suite's
+shapes, beside jnp.matmul and the library's current pick: the data the cost
+model is fitted on (wild-tune) and judged on (wild-check, never fitted).
+
+Compiling dominates (about a second per candidate), so `--workers` processes
+compile in parallel and take turns on the GPU: each holds a file lock only
+while CUPTI times a kernel, so no two timings overlap. Every case is checked
+against jnp.matmul at HIGHEST before its time counts; rows are appended to
+`--out` (JSON lines) as they finish, so a run cut short keeps what it timed.
+
+  python benchmarks/calibrate.py --suite=wild-tune --dtype=bfloat16 \
+      --workers=12 --out=/tmp/tune.jsonl
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+from absl import app
+from absl import flags
+import filelock
+import jax
+from jax import lax
+import jax.numpy as jnp
+
+import suites
+from pallas_tiled import accuracy
+from pallas_tiled import api
+from pallas_tiled import cost_model
+from pallas_tiled import device
+
+_SUITE = flags.DEFINE_enum("suite", "wild-tune", list(suites.SUITES),
+                           "Shape suite to time.")
+_DTYPE = flags.DEFINE_string("dtype", "bfloat16", "Input dtype.")
+_OUT = flags.DEFINE_string("out", None, "JSON-lines output.", required=True)
+_WORKERS = flags.DEFINE_integer("workers", 1, "Processes compiling at once.",
+                                lower_bound=1)
+_WORKER = flags.DEFINE_integer("worker", -1, "Internal: this worker's index.")
+_MIN_MACS = flags.DEFINE_integer("min_macs", 2**24,
+                                 "Skip shapes with fewer multiply-adds.")
+_ITERS = flags.DEFINE_integer("iters", 10, "Timed runs per case (median).")
+_DEADLINE_S = flags.DEFINE_float(
+    "deadline_s", 540.0, "Workers start no new shape after this many seconds.")
+_SKIP = flags.DEFINE_string(
+    "skip", None, "A JSON-lines output of an earlier run: skip its shapes.")
+_LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
+                            "The lock that serializes GPU timing.")
+
+
+def _cupti_us(fn, args, iterations) -> float:
+  """Median CUPTI time (summed over a call's kernels) in microseconds."""
+  from jax.experimental.mosaic.gpu import profiler  # Needs the CUDA plugin.
+  # CUPTI stays attached between cases: detaching it costs more than most
+  # kernels take.
+  cupti = getattr(profiler, "Cupti", None)
+  measure = cupti(finalize=False).measure if cupti else profiler.measure
+  _, runs = measure(fn, iterations=iterations, aggregate=False)(*args)
+  totals = sorted(sum(ms for _, ms in run) for run in runs)
+  return totals[len(totals) // 2] * 1e3
+
+
+@jax.jit
+def _device_relative_error(out, reference):
+  return (jnp.linalg.norm(out.astype(jnp.float32) - reference)
+          / jnp.linalg.norm(reference))
+
+
+def _relative_error(out, reference) -> float:
+  """‖out − ref‖ / ‖ref‖ on the GPU: copying every output to the host for
+  a float64 norm held the GPU lock longer than the timings."""
+  return float(_device_relative_error(out, reference))
+
+
+def _time_case(fn, a, b, reference, tol, lock) -> dict:
+  """Compiles `fn` (no lock), runs and checks it, then times it (locked)."""
+  try:
+    start = time.perf_counter()
+    compiled = jax.jit(fn).lower(a, b).compile()
+    compile_s = time.perf_counter() - start
+    err = _relative_error(compiled(a, b), reference)
+    if not err <= tol:
+      return dict(status="wrong", rel_error=err, tolerance=tol)
+    waited = time.perf_counter()
+    with lock:
+      held = time.perf_counter()
+      time_us = _cupti_us(compiled, (a, b), _ITERS.value)
+      held, waited = time.perf_counter() - held, held - waited
+  except Exception as e:  # pylint: disable=broad-except
+    return dict(status="error",
+                error=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                if str(e) else type(e).__name__)
+  return dict(status="ok", time_us=time_us, rel_error=err,
+              compile_s=round(compile_s, 2), lock_wait_s=round(waited, 2),
+              lock_held_s=round(held, 2))
+
+
+def _shape_rows(m, n, k, dtype, lock):
+  """Rows for one shape: jnp.matmul, the current pick, every candidate."""
+  key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
+  a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
+  b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
+  # XLA's GEMM autotuning runs kernels on the GPU while it compiles; the
+  # lock is reentrant.
+  with lock:
+    reference = jax.jit(lambda a, b: jnp.matmul(
+        a.astype(jnp.float32), b.astype(jnp.float32),
+        precision=lax.Precision.HIGHEST))(a, b)
+    xla = _time_case(jnp.matmul, a, b, reference, float("inf"), lock)
+  tol = accuracy.tolerance(a, b, reference, dtype)
+  common = dict(m=m, n=n, k=k, dtype=jnp.dtype(dtype).name,
+                device=device.device_kind(), jax_version=jax.__version__)
+  yield dict(common, impl="xla", backend="xla", config=None, label="", **xla)
+  yield dict(common, impl="pick", backend="auto", config=None, label="",
+             **_time_case(api.matmul, a, b, reference, tol, lock))
+  for config in cost_model.model_candidates(m, n, k, dtype):
+    fn = lambda a, b, config=config: api.matmul(a, b, config)
+    yield dict(common, impl="candidate", backend=config.backend,
+               config=dataclasses.asdict(config), label=config.label,
+               **_time_case(fn, a, b, reference, tol, lock))
+
+
+def _shapes():
+  shapes = [suites.parse_shape(s) for s in suites.SUITES[_SUITE.value]]
+  shapes = [s for s in shapes if len(s) == 3 and s[0] * s[1] * s[2]
+            >= _MIN_MACS.value]
+  if _SKIP.value:
+    with open(_SKIP.value) as f:
+      done = {(r["m"], r["n"], r["k"]) for r in map(json.loads, f)}
+    shapes = [s for s in shapes if tuple(s) not in done]
+  # A fixed shuffle: a run cut short by --deadline_s keeps a spread of sizes.
+  random.Random(0).shuffle(shapes)
+  return shapes
+
+
+def _work(index: int) -> None:
+  start = time.perf_counter()
+  lock = filelock.FileLock(_LOCK.value)
+  path = f"{_OUT.value}.{index}"
+  with open(path, "a") as out:
+    for m, n, k in _shapes()[index::_WORKERS.value]:
+      if time.perf_counter() - start > _DEADLINE_S.value:
+        print(f"worker {index}: deadline, stopping before {m}x{n}x{k}")
+        break
+      for row in _shape_rows(m, n, k, jnp.dtype(_DTYPE.value), lock):
+        out.write(json.dumps(row) + "\n")
+        out.flush()
+
+
+def main(argv):
+  del argv
+  if _WORKER.value >= 0:
+    return _work(_WORKER.value)
+  env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+  procs = [subprocess.Popen([sys.executable, *sys.argv, f"--worker={i}"],
+                            env=env) for i in range(_WORKERS.value)]
+  codes = [p.wait() for p in procs]
+  with open(_OUT.value, "w") as out:
+    for i in range(_WORKERS.value):
+      if os.path.exists(part := f"{_OUT.value}.{i}"):
+        with open(part) as f:
+          out.write(f.read())
+        os.remove(part)
+  if any(codes):
+    sys.exit(f"workers exited with {codes}")
+
+
+if __name__ == "__main__":
+  app.run(main)

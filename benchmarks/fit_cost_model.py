@@ -1,0 +1,135 @@
+"""Fits the cost model (`pallas_tiled/cost_model.py`) to calibration runs
+(`calibrate.py` on wild-tune) and writes its coefficients for one device
+kind and dtype into `pallas_tiled/tuning/tables/cost_model.json`.
+
+Refuses any wild-check shape: those judge the model, never fit it. Reports
+how the model's pick compares, leaving each tune shape out of its own fit,
+with the best candidate measured and with the library's pick at the time
+of calibration, all against jnp.matmul in the same run.
+
+  python benchmarks/fit_cost_model.py --runs=h100_tune.jsonl --write
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+
+from absl import app
+from absl import flags
+import numpy as np
+
+import wild
+from pallas_tiled import cost_model
+from pallas_tiled.mosaic.config import MosaicConfig
+from pallas_tiled.triton.config import TileConfig
+
+_RUNS = flags.DEFINE_list("runs", [], "calibrate.py outputs (JSON lines).")
+_NUM_SMS = flags.DEFINE_integer("num_sms", 132, "The device's SM count.")
+_MIN_SHAPES = flags.DEFINE_integer(
+    "min_shapes", 3, "Tile classes timed on fewer shapes are not fitted.")
+_WRITE = flags.DEFINE_bool("write", False,
+                           "Write the coefficients into the shipped table.")
+_CONFIG_TYPES = {"mosaic": MosaicConfig, "triton": TileConfig}
+
+
+def load(paths):
+  """{(m, n, k): {"xla": us, "pick": us, config: us}}, the device kind and
+  the dtype of the runs' correct rows."""
+  times, kinds = collections.defaultdict(dict), set()
+  for path in paths:
+    with open(path) as f:
+      for row in map(json.loads, f):
+        kinds.add((row["device"], row["dtype"]))
+        if row["status"] != "ok":
+          continue
+        key = row["impl"] if row["impl"] != "candidate" else (
+            _CONFIG_TYPES[row["backend"]](**row["config"]))
+        times[row["m"], row["n"], row["k"]][key] = row["time_us"]
+  if len(kinds) != 1:
+    raise app.UsageError(f"runs mix device kinds or dtypes: {kinds}")
+  return times, *kinds.pop()
+
+
+def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
+  """Non-negative least squares on relative error: every measured time of
+  every tile class timed on at least `min_shapes` shapes."""
+  seen = collections.Counter(cost_model.tile_class(c) for s in shapes
+                             for c in times[s] if not isinstance(c, str))
+  classes = sorted(c for c, n in seen.items() if n >= min_shapes)
+  column = {c: len(cost_model.SHARED_TERMS) + 2 * i
+            for i, c in enumerate(classes)}
+  rows = []
+  for shape in shapes:
+    for config, time_us in times[shape].items():
+      if isinstance(config, str) or (
+          cost_model.tile_class(config) not in column):
+        continue
+      shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
+      x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
+      x[:len(shared)] = shared
+      j = column[cost_model.tile_class(config)]
+      x[j:j + 2] = per_tile
+      rows.append(x / time_us)
+  design = np.array(rows)
+  active = np.ones(design.shape[1], bool)
+  while True:  # Drop negative coefficients until none is left.
+    solution, *_ = np.linalg.lstsq(design[:, active], np.ones(len(rows)),
+                                   rcond=None)
+    if (solution >= 0).all():
+      break
+    active[np.flatnonzero(active)[solution < 0]] = False
+  coefs = np.zeros(design.shape[1])
+  coefs[active] = solution
+  coefs = [float(f"{c:.6g}") for c in coefs]
+  fitted = dict(zip(cost_model.SHARED_TERMS, coefs))
+  fitted["classes"] = {c: coefs[j:j + 2] for c, j in column.items()}
+  return fitted
+
+
+def picks(times, shape, coefs, dtype, num_sms):
+  """(jnp.matmul's time over the model's pick's, over the best measured
+  candidate's, over the library's pick's) on one shape."""
+  measured = {c: t for c, t in times[shape].items() if not isinstance(c, str)}
+  predicted = {c: cost_model.predict_us(c, *shape, dtype, coefs, num_sms)
+               for c in measured}
+  predicted = {c: t for c, t in predicted.items() if t is not None}
+  chosen = min(predicted, key=predicted.get)
+  xla = times[shape]["xla"]
+  return (xla / measured[chosen], xla / min(measured.values()),
+          xla / times[shape]["pick"])
+
+
+def main(argv):
+  del argv
+  times, kind, dtype = load(_RUNS.value)
+  check = {(e.m, e.n, e.k) for e in wild.load("check")}
+  if leaked := sorted(set(times) & check):
+    raise app.UsageError(f"wild-check shapes are never fitted on: {leaked}")
+  shapes = sorted(s for s in times if {"xla", "pick"} <= set(times[s]))
+  options = dict(num_sms=_NUM_SMS.value, min_shapes=_MIN_SHAPES.value)
+  left_out = [
+      picks(times, s, fit(times, [t for t in shapes if t != s], dtype,
+                          **options), dtype, _NUM_SMS.value)
+      for s in shapes]
+  print(f"{kind}, {dtype}: {len(shapes)} wild-tune shapes, each left out of"
+        " its own fit; speedup over jnp.matmul:")
+  for i, name in enumerate(("model pick", "best candidate", "library pick")):
+    speedups = [r[i] for r in left_out]
+    print(f"  {name:15s} geomean {math.exp(np.mean(np.log(speedups))):.3f}x,"
+          f" p10 {np.percentile(speedups, 10):.3f}x, min {min(speedups):.3f}x")
+  coefs = fit(times, shapes, dtype, **options)
+  print(f"{len(coefs['classes'])} tile classes;", {
+      t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS})
+  if _WRITE.value:
+    with open(cost_model.TABLE_PATH) as f:
+      table = json.load(f)
+    table.setdefault(kind, {})[dtype] = coefs
+    with open(cost_model.TABLE_PATH, "w") as f:
+      json.dump(table, f, indent=1, sort_keys=True)
+      f.write("\n")
+
+
+if __name__ == "__main__":
+  app.run(main)

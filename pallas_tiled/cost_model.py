@@ -1,0 +1,202 @@
+"""Choosing a config for a shape nobody tuned: a cost model that ranks
+candidate configs of both backends by predicted time.
+
+Each candidate's time is predicted from the shape alone:
+
+  time = launch + waves * (per_k * k_tile + per_wave)
+         + reduce * split-K partial-sum bytes + align * operand bytes copied
+
+where `waves` counts the rounds of output tiles the SMs run (a partly full
+last wave costs a whole one; a split-K product has split times the tiles,
+each over k / split), `per_k` (the K-loop's cost per element of K: the
+tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
+fill and epilogue) belong to the candidate's tile class, and the other
+terms are shared. The coefficients are fitted per device kind and dtype on
+CUPTI times of every candidate on the `wild-tune` shapes
+(`benchmarks/calibrate.py`, `benchmarks/fit_cost_model.py`) and shipped in
+`tuning/tables/cost_model.json`; wild-check shapes are never fitted on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import pathlib
+
+from jax.experimental import pallas as pl
+import jax.numpy as jnp
+
+from pallas_tiled import config_checks
+from pallas_tiled import device
+from pallas_tiled import layouts
+from pallas_tiled.mosaic.config import MosaicConfig
+from pallas_tiled.mosaic.config import check_mosaic_config
+from pallas_tiled.mosaic.config import fit_mosaic_config
+from pallas_tiled.mosaic.config import output_lowering
+from pallas_tiled.triton import candidates as triton_candidates
+from pallas_tiled.triton.config import TileConfig
+from pallas_tiled.triton.config import check_triton_tiles
+from pallas_tiled.triton.heuristics import default_tiled_config
+
+TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
+    "cost_model.json")
+# Shared terms of the model, in the order `features` returns them.
+SHARED_TERMS = ("launch", "reduce", "align")
+# A Hopper part without coefficients of its own uses these (same SM design;
+# its own SM count enters through the waves).
+HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
+# float16 runs the same tiles at the same tensor-core rate as bfloat16.
+_SAME_COST_DTYPES = {"float16": "bfloat16"}
+
+# Split-K on Triton pays off only where the output has few tiles: below this
+# many 128x128 tiles per SM.
+_SPLIT_K_MAX_TILES_PER_SM = 1.0
+
+
+def _mosaic_candidates(dtype, out_dtype, lowering: str) -> list[MosaicConfig]:
+  """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
+  cluster and a two-stage 256-byte K-tile variant of the widest."""
+  tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
+  base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
+              lowering=lowering, epi_tile_n=min(64, layouts.swizzle_elements(
+                  out_dtype)))
+  wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
+  configs = [
+      wide,
+      MosaicConfig(tile_m=128, tile_n=128, wg_dimension="m", **base),
+      MosaicConfig(tile_m=64, tile_n=192, wg_dimension="m", **base),
+      MosaicConfig(tile_m=64, tile_n=128, wg_dimension="m", **base),
+      MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
+      MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
+                   **dict(base, tile_k=2 * tile_k)),
+      dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
+      dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
+  ]
+  return [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
+
+
+def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
+  """The Triton heuristic's pick; for few output tiles, split-K variants;
+  for skinny outputs (M <= 64), the autotuner's skinny set."""
+  if m <= 64:
+    return triton_candidates.candidate_configs(m, n, k, dtype, precision)
+  first = default_tiled_config(m, n, k, dtype, precision)
+  configs = [first]
+  tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
+  if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
+    bk = layouts.swizzle_elements(dtype)
+    common = dict(k_major_b=first.k_major_b,
+                  align_operands=first.align_operands)
+    for bm, bn, split in ((64, 64, 2), (64, 64, 4), (64, 64, 8),
+                          (128, 128, 2), (128, 128, 4)):
+      if k // split >= 2 * bk:
+        configs.append(TileConfig(bm, bn, 2 * bk if bm == 64 else bk,
+                                  num_warps=4, num_stages=4, split_k=split,
+                                  **common))
+  return configs
+
+
+def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
+                     out_dtype=None, mosaic: bool = True) -> list:
+  """The configs the cost model chooses among for an (m, n, k) product, each
+  valid for the compiled kernels on Hopper."""
+  out_dtype = out_dtype or dtype
+  configs = _triton_candidates(m, n, k, dtype, precision)
+  if mosaic and min(m, n, k) >= 128:
+    configs += _mosaic_candidates(dtype, out_dtype,
+                                  output_lowering(m, n, out_dtype))
+
+  def check(config):
+    if isinstance(config, MosaicConfig):
+      check_mosaic_config(config, dtype, out_dtype)
+    else:
+      check_triton_tiles(config, dtype, device.HOPPER)
+
+  return config_checks.passing(list(dict.fromkeys(configs)), check)
+
+
+def tile_class(config) -> str:
+  """The key of a config's per_k and per_wave coefficients: its label
+  without what the waves or a shared term account for (the SM count,
+  aligned operand copies) or what changes no tile (the lowering of ragged
+  outputs)."""
+  if isinstance(config, MosaicConfig):
+    config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
+                                 lowering="warpgroup")
+  else:
+    config = dataclasses.replace(config, align_operands=False)
+  return f"{config.backend}:{config.label}"
+
+
+def features(config, m: int, n: int, k: int, dtype, num_sms: int):
+  """(shared terms, (waves * k_tile / 1000, waves)) of `config` on an
+  (m, n, k) product: what the model's coefficients multiply."""
+  itemsize = jnp.dtype(dtype).itemsize
+  if isinstance(config, MosaicConfig):
+    cluster_m, cluster_n = config.cluster_tile
+    tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n)
+    waves = pl.cdiv(tiles, num_sms // config.cluster_size)
+    split, k_tile, aligned = 1, k, False
+  else:
+    split = config.split_k
+    tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
+    waves = pl.cdiv(tiles, num_sms)
+    k_tile, aligned = pl.cdiv(k, split), config.align_operands
+  shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
+            aligned * (m * k + k * n) * itemsize / 1e6)
+  return shared, (waves * k_tile / 1e3, float(waves))
+
+
+@functools.cache
+def _table() -> dict:
+  with open(TABLE_PATH) as f:
+    return json.load(f)
+
+
+def coefficients(device_kind: str, dtype) -> dict | None:
+  """The fitted coefficients for a device kind and input dtype, or None
+  where none apply (then the backends' own heuristics choose)."""
+  name = jnp.dtype(dtype).name
+  name = _SAME_COST_DTYPES.get(name, name)
+  table = _table()
+  entry = table.get(device_kind)
+  if entry is None and device.is_hopper():
+    entry = table.get(HOPPER_REFERENCE_KIND)
+  return (entry or {}).get(name)
+
+
+def predict_us(config, m: int, n: int, k: int, dtype,
+               coefs: dict, num_sms: int) -> float | None:
+  """Predicted time of `config` in microseconds; None for a tile class
+  the coefficients were not fitted for."""
+  per_class = coefs["classes"].get(tile_class(config))
+  if per_class is None:
+    return None
+  shared, per_tile = features(config, m, n, k, dtype, num_sms)
+  return (math.fsum(coefs[t] * x for t, x in zip(SHARED_TERMS, shared))
+          + math.fsum(c * x for c, x in zip(per_class, per_tile)))
+
+
+@functools.lru_cache(maxsize=4096)
+def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
+           backends: tuple[str, ...] = ("triton", "mosaic")):
+  """The candidate of `backends` with the lowest predicted time on this
+  device, or None where the model has no coefficients (another device
+  family, an uncalibrated dtype or precision)."""
+  if not device.is_hopper():
+    return None
+  coefs = coefficients(device.device_kind(), dtype)
+  if coefs is None:
+    return None
+  num_sms = device.sm_count()
+  timed = []
+  for config in model_candidates(m, n, k, dtype, precision,
+                                 out_dtype=out_dtype,
+                                 mosaic="mosaic" in backends):
+    if config.backend in backends:
+      predicted = predict_us(config, m, n, k, dtype, coefs, num_sms)
+      if predicted is not None:
+        timed.append((predicted, config))
+  return min(timed, key=lambda t: t[0])[1] if timed else None
