@@ -214,8 +214,9 @@ def check_close(name, out, ref, abs_prod, *, k, dtype, highest):
   bad = ~(err <= bound)
   if not bad.any():
     return None
-  worst = np.unravel_index(np.argmax(np.where(bad, err / bound, 0)),
-                           err.shape)
+  with np.errstate(divide="ignore", invalid="ignore"):  # Integers: bound 0.
+    worst = np.unravel_index(np.argmax(np.where(bad, err / bound, 0)),
+                             err.shape)
   return (f"{name}: {int(bad.sum())} of {err.size} elements over the bound;"
           f" at {tuple(map(int, worst))} |err| {err[worst]:.3e} > bound"
           f" {bound[worst]:.3e} (out {out64[worst]:.6g}, ref"
