@@ -148,8 +148,9 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   float32 at default precision may use TF32 on GPU, as XLA does, and
   `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
   Accumulation is float32 (int32 for int8, float64 for float64; complex
-  runs three real products: dtypes.py). Differentiable in reverse mode (jax.grad;
-  the backward runs these kernels too) and batchable with jax.vmap.
+  runs three real products: dtypes.py). Differentiable in reverse mode
+  (jax.grad; the backward runs these kernels too) and batchable with
+  jax.vmap.
 
   config: a TileConfig (Triton) or a MosaicConfig (Mosaic GPU), for the
     forward product (backward products pick their own); None for the table

@@ -35,6 +35,7 @@ INTEGER_RESULT_DTYPES = tuple(map(jnp.dtype, (jnp.int8, jnp.int32)))
 
 
 def names(dtypes) -> str:
+  """'float32, int8' for error messages."""
   return ", ".join(jnp.dtype(d).name for d in dtypes)
 
 
@@ -71,9 +72,9 @@ def unsupported_reason(dtype) -> str | None:
   if dtype in OPERAND_DTYPES:
     return missing_x64_reason(dtype)
   if jnp.issubdtype(dtype, jnp.integer) or dtype == jnp.bool_:
-    return (f"integer products run on the integer tensor cores, which take"
-            f" int8 only; use jnp.matmul for {dtype}, or cast"
-            " to int8 where the values fit")
+    return ("integer products run on the integer tensor cores, which take"
+            f" int8 only; use jnp.matmul for {dtype}, or cast to int8 where"
+            " the values fit")
   return f"supported dtypes are {names(OPERAND_DTYPES)}"
 
 

@@ -3,9 +3,10 @@
 Each grid program owns one (block_m x block_n) output tile, as in the tiled
 kernel, but sweeps the dot product one k at a time straight from the input
 refs: column k of `a` times row k of `b`, a rank-1 update of an
-accumulator (float32; int32 for int8, float64 for float64: dtypes.py). Nothing is staged in K-tiles and no matrix units are used, so
-every input element is fetched once per output tile that needs it. It is the
-baseline that shows what tiling buys, and it is correct on any shape.
+accumulator (float32; int32 for int8, float64 for float64: dtypes.py).
+Nothing is staged in K-tiles and no matrix units are used, so every input
+element is fetched once per output tile that needs it. It is the baseline
+that shows what tiling buys, and it is correct on any shape.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
   rather than a full product, so that tuning one shape costs 8 to 19
-  compiles (float64's, not measured yet, are smaller tiles). Every candidate passes `check_triton_tiles` for
-  `compute_capability`.
+  compiles (float64's, not measured yet, are smaller tiles). Every
+  candidate passes `check_triton_tiles` for `compute_capability`.
   """
   wide = np.dtype(dtype).itemsize == 4
   bk = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
