@@ -60,7 +60,7 @@ def missing_x64_reason(dtype) -> str | None:
   """Why `dtype` cannot be used now, if it is 64-bit and jax_enable_x64 is
   off (JAX would compute it in 32 bits); else None."""
   dtype = jnp.dtype(dtype)
-  if dtype not in X64_DTYPES or jax.config.x64_enabled:
+  if dtype not in X64_DTYPES or jax.config.jax_enable_x64:
     return None
   return (f"{dtype} needs 64-bit types enabled (jax.enable_x64(True) or"
           " JAX_ENABLE_X64=1); without them JAX computes in 32 bits")

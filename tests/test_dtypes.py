@@ -102,7 +102,7 @@ def test_float64_gradients(impl, rng):
 
 
 def test_x64_does_not_leak_out_of_the_tests():
-  assert not jax.config.x64_enabled
+  assert not jax.config.jax_enable_x64
   assert jnp.asarray(1.0).dtype == jnp.float32
 
 
