@@ -67,8 +67,7 @@ PEAK_TFLOPS = {
                   "fp32": 51.2, "fp64": 51.2},
     "H100": {"8bit": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9,
              "fp64": 66.9},
-    "A100": {"8bit": 624.0, "16bit": 312.0, "tf32": 156.0, "fp32": 19.5,
-             "fp64": 19.5},
+    "A100": {"16bit": 312.0, "tf32": 156.0, "fp32": 19.5, "fp64": 19.5},
     "RTX 4090": {"16bit": 165.2, "tf32": 82.6, "fp32": 82.6},
 }
 # Above this many multiply-adds the reference is jnp.matmul at HIGHEST
