@@ -2,7 +2,10 @@
 
 Each case draws shapes (log-uniform, mixed with edge sizes), a dtype, a
 precision, a backend, a config (none, or a random TileConfig/MosaicConfig),
-maybe a broadcast batch and maybe gradients. A call the library refuses by
+maybe a broadcast batch and maybe gradients (not for int8, whose products
+are asked for int32 results and must be exact). float64 and complex are
+not drawn: they need jax_enable_x64 or are compositions of real products
+(tests/test_dtypes.py covers them). A call the library refuses by
 design (or an invalid config) must be refused with ValueError/TypeError
 before any kernel is traced ("rejected"); anything else that raises is a
 crash. Results are computed into a NaN-poisoned output buffer and must hold
@@ -24,7 +27,7 @@ import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import device
 
-DTYPES = ("float32", "bfloat16", "float16", "float8_e4m3fn")
+DTYPES = ("float32", "bfloat16", "float16", "float8_e4m3fn", "int8")
 BACKENDS = ("auto", "triton", "mosaic")
 EDGE_SIZES = (1, 7, 127, 129, 4097)
 # Config types drawn when --backends names one of these (a MosaicConfig
@@ -89,7 +92,7 @@ def draw_case(rng, index, *, max_dim, dtypes, backends, interpret) -> dict:
               k=_dim(rng, max_dim), dtype=dtype,
               precision="default", backend=str(rng.choice(backends)),
               config=None, batch=None, b_batch="none",
-              grad=bool(rng.random() < P_GRAD),
+              grad=bool(rng.random() < P_GRAD) and dtype != "int8",
               data_seed=int(rng.integers(2**32)))
   if dtype == "float32" and rng.random() < 0.5:
     case["precision"] = "highest"
@@ -116,6 +119,8 @@ def expected_refusal(case, interpret) -> str | None:
   on_mosaic = case["backend"] == "mosaic" or kind == "MosaicConfig"
   if on_mosaic and not interpret and not device.is_hopper():
     return "Mosaic GPU compiled off Hopper"
+  if on_mosaic and case.get("dtype") == "int8":
+    return "int8 on Mosaic GPU (Triton runs it)"
   return None
 
 
@@ -138,17 +143,24 @@ def operands(case):
              "full": (batch, k, n)}[case["b_batch"]]
   scale = k ** -0.25
   dtype = jnp.dtype(case["dtype"])
-  a = jnp.asarray(scale * rng.standard_normal(a_shape), dtype)
-  b = jnp.asarray(scale * rng.standard_normal(b_shape), dtype)
+  if dtype == jnp.int8:  # Any int8: exact int32 sums for K < 2^17.
+    a = jnp.asarray(rng.integers(-128, 128, a_shape), dtype)
+    b = jnp.asarray(rng.integers(-128, 128, b_shape), dtype)
+  else:
+    a = jnp.asarray(scale * rng.standard_normal(a_shape), dtype)
+    b = jnp.asarray(scale * rng.standard_normal(b_shape), dtype)
   return a, b, jnp.asarray(rng.standard_normal(np.broadcast_shapes(
       a_shape[:-1] + (n,), b_shape[:-2] + (m, n))), dtype)
 
 
 def call_with_poisoned_output(fn, a, b):
-  """`fn(a, b)` with its output buffer pre-filled with NaN and donated, so
-  that an element the kernel never writes stays NaN (as tests/helpers)."""
+  """`fn(a, b)` with its output buffer pre-filled with NaN (integers: their
+  least value) and donated, so that an element the kernel never writes
+  stays poisoned (as tests/helpers)."""
   out_type = jax.eval_shape(fn, a, b)
-  poison = jnp.full(out_type.shape, jnp.nan, out_type.dtype)
+  integer = jnp.issubdtype(out_type.dtype, jnp.integer)
+  poison = jnp.full(out_type.shape, jnp.iinfo(out_type.dtype).min
+                    if integer else jnp.nan, out_type.dtype)
   run = jax.jit(lambda a, b, poison: fn(a, b), donate_argnums=2,
                 keep_unused=True)
   return run(a, b, poison)
@@ -164,7 +176,10 @@ def error_bound(abs_ref, abs_prod, k, dtype, out_dtype, highest):
   which Mosaic runs as three-pass TF32), Hopper's float8 accumulator
   2^-13 * sqrt(K). Then one rounding to out_dtype, eps/2 of the
   unrounded value, plus one smallest subnormal for results that underflow.
+  Integer results must be exact.
   """
+  if jnp.issubdtype(out_dtype, jnp.integer):
+    return np.zeros_like(abs_ref)
   f32_eps = float(jnp.finfo(jnp.float32).eps)
   acc = 2 * f32_eps * np.sqrt(k)
   if dtype == jnp.float32:
@@ -177,23 +192,31 @@ def error_bound(abs_ref, abs_prod, k, dtype, out_dtype, highest):
           + float(finfo.smallest_subnormal))
 
 
+def result_dtype(dtype):
+  """What a case asks for: int32 for int8 (exact sums), else the inputs'."""
+  dtype = jnp.dtype(dtype)
+  return jnp.dtype(jnp.int32) if dtype == jnp.int8 else dtype
+
+
 def check_close(name, out, ref, abs_prod, *, k, dtype, highest):
   """None if `out` is within `error_bound` of `ref` everywhere and has no
-  NaN; else why not."""
-  if out.shape != ref.shape or out.dtype != dtype:
+  NaN; else why not. int8 products are int32."""
+  out_dtype = result_dtype(dtype)
+  if out.shape != ref.shape or out.dtype != out_dtype:
     return (f"{name}: {out.shape} {out.dtype}, expected {ref.shape}"
-            f" {jnp.dtype(dtype)}")
+            f" {out_dtype}")
   out64 = accuracy.as_float64(out)
   if np.isnan(out64).any():
     return f"{name}: {int(np.isnan(out64).sum())} NaN elements (unwritten?)"
   bound = error_bound(np.abs(ref), abs_prod, k, jnp.dtype(dtype),
-                      jnp.dtype(dtype), highest)
+                      out_dtype, highest)
   err = np.abs(out64 - ref)
   bad = ~(err <= bound)
   if not bad.any():
     return None
-  worst = np.unravel_index(np.argmax(np.where(bad, err / bound, 0)),
-                           err.shape)
+  with np.errstate(divide="ignore", invalid="ignore"):  # Integers: bound 0.
+    worst = np.unravel_index(np.argmax(np.where(bad, err / bound, 0)),
+                             err.shape)
   return (f"{name}: {int(bad.sum())} of {err.size} elements over the bound;"
           f" at {tuple(map(int, worst))} |err| {err[worst]:.3e} > bound"
           f" {bound[worst]:.3e} (out {out64[worst]:.6g}, ref"
@@ -244,6 +267,7 @@ def _run_product(case, interpret):
   precision = lax.Precision.HIGHEST if case["precision"] == "highest" else None
   fn = functools.partial(pallas_tiled.matmul, config=config,
                          backend=case["backend"], precision=precision,
+                         preferred_element_type=result_dtype(a.dtype),
                          interpret=interpret)
   outs = {"out": call_with_poisoned_output(fn, a, b)}
   if case["grad"]:
@@ -284,32 +308,39 @@ def run_case(case, interpret) -> tuple[str, str]:
 
 def wrong_by(dtype) -> float:
   """How far off (relative to |A||B|) an element the checker must catch
-  is: 1%, or 2 eps for float8 (whose own rounding is 6% of |C|)."""
+  is: 1%, or 2 eps for float8 (whose own rounding is 6% of |C|); integer
+  results: any amount (0 here; the self-test moves one by 1)."""
+  if jnp.issubdtype(dtype, jnp.integer):
+    return 0.0
   eps = float(jnp.finfo(dtype).eps)
   return 0.01 if eps < 0.01 else 2 * eps
 
 
 def self_test(seed=0):
   """Raises AssertionError unless the checker passes correctly rounded
-  products and catches one element off by `wrong_by` of |A||B|."""
+  products and catches one element off by `wrong_by` of |A||B| (integers:
+  by 1) or NaN."""
   rng = np.random.default_rng(seed)
   for dtype in map(jnp.dtype, DTYPES):
+    out_dtype = result_dtype(dtype)
+    integer = jnp.issubdtype(dtype, jnp.integer)
     for m, n, k in ((1, 1, 1), (5, 9, 64), (17, 3, 300)):
-      a = jnp.asarray(rng.standard_normal((m, k)), dtype)
-      b = jnp.asarray(rng.standard_normal((k, n)), dtype)
+      scale = 50 if integer else 1
+      a = jnp.asarray(scale * rng.standard_normal((m, k)), dtype)
+      b = jnp.asarray(scale * rng.standard_normal((k, n)), dtype)
       a64, b64 = accuracy.as_float64(a), accuracy.as_float64(b)
       ref, abs_prod = a64 @ b64, np.abs(a64) @ np.abs(b64)
-      out = jnp.asarray(ref.astype(np.float32), dtype)
+      out = jnp.asarray(ref.astype(np.float32), out_dtype)
       check = functools.partial(check_close, "out", ref=ref,
                                 abs_prod=abs_prod, k=k, dtype=dtype,
                                 highest=True)
       assert check(out=out) is None, (dtype, check(out=out))
       i, j = int(rng.integers(m)), int(rng.integers(n))
-      delta = wrong_by(dtype) * abs_prod[i, j]
+      delta = 1.0 if integer else wrong_by(dtype) * abs_prod[i, j]
       wrong = np.array(out.astype(jnp.float32))
       wrong[i, j] = ref[i, j] + delta * rng.choice([-1, 1])
-      assert check(out=jnp.asarray(wrong, dtype)) is not None, (dtype, m, k)
-      poisoned = out.at[i, j].set(jnp.nan)
-      assert "NaN" in check(out=poisoned), dtype
-
-
+      assert check(out=jnp.asarray(wrong, out_dtype)) is not None, (dtype,
+                                                                    m, k)
+      if not integer:
+        poisoned = out.at[i, j].set(jnp.nan)
+        assert "NaN" in check(out=poisoned), dtype

@@ -17,6 +17,11 @@ row is its case's median round.
   python benchmarks/matmul_benchmark.py                      # tiny suite on CPU
   python benchmarks/matmul_benchmark.py --suite=square --dtypes=bfloat16
   python benchmarks/matmul_benchmark.py --sweep_tiles --shapes=2048x2048x2048
+  python benchmarks/matmul_benchmark.py --dtypes=int8   # int32 results
+  JAX_ENABLE_X64=1 python benchmarks/matmul_benchmark.py --dtypes=float64
+
+int8 cases ask every impl for int32 results (preferred_element_type) and
+must match exactly; complex ones count 8 real flops per multiply-add.
 """
 
 from __future__ import annotations
@@ -43,22 +48,26 @@ import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import api as backends
 from pallas_tiled import batching
+from pallas_tiled import complex_products
+from pallas_tiled import dtypes as dtype_rules
 from pallas_tiled import naive
 from pallas_tiled import timing
 from pallas_tiled.triton import kernel as tiled
 from pallas_tiled import validation
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
-# Dense peak TFLOP/s by device and math: float8 and 16-bit tensor cores,
-# TF32 tensor cores (float32 at default precision), plain float32 FMA
-# (HIGHEST). From the vendors' datasheets; the H200 SXM has the H100 SXM's
-# arithmetic.
+# Dense peak TFLOP/s (TOP/s for int8) by device and math: 8-bit (float8,
+# int8) and 16-bit tensor cores, TF32 tensor cores (float32 at default
+# precision), plain float32 FMA (HIGHEST), FP64 tensor cores. From the
+# vendors' datasheets; the H200 SXM has the H100 SXM's arithmetic.
 PEAK_TFLOPS = {
-    "H200": {"fp8": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
-    "H100 PCIe": {"fp8": 1513.0, "16bit": 756.0, "tf32": 378.0,
-                  "fp32": 51.2},
-    "H100": {"fp8": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9},
-    "A100": {"16bit": 312.0, "tf32": 156.0, "fp32": 19.5},
+    "H200": {"8bit": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9,
+             "fp64": 66.9},
+    "H100 PCIe": {"8bit": 1513.0, "16bit": 756.0, "tf32": 378.0,
+                  "fp32": 51.2, "fp64": 51.2},
+    "H100": {"8bit": 1978.9, "16bit": 989.4, "tf32": 494.7, "fp32": 66.9,
+             "fp64": 66.9},
+    "A100": {"16bit": 312.0, "tf32": 156.0, "fp32": 19.5, "fp64": 19.5},
     "RTX 4090": {"16bit": 165.2, "tf32": 82.6, "fp32": 82.6},
 }
 # Above this many multiply-adds the reference is jnp.matmul at HIGHEST
@@ -87,7 +96,9 @@ _IMPLS = flags.DEFINE_list(
     + FWD_BWD + " times the product plus both gradients).")
 _DTYPES = flags.DEFINE_list("dtypes", ["bfloat16", "float32"],
                             "Input dtypes: bfloat16, float16, float32,"
-                            " float8_e4m3fn.")
+                            " float8_e4m3fn, int8 (int32 results),"
+                            " complex64; float64 and complex128 need"
+                            " JAX_ENABLE_X64=1.")
 _BACKENDS = flags.DEFINE_list(
     "backends", ["auto"],
     "Backends for the tiled impls: auto, triton, mosaic; each runs as its own"
@@ -201,9 +212,12 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 def peak_tflops(device: str, dtype, precision) -> float | None:
   """The device's dense peak for this math, or None for an unknown device."""
-  itemsize = jnp.dtype(dtype).itemsize
+  dtype = dtype_rules.real_dtype(dtype)
+  itemsize = dtype.itemsize
   if itemsize < 4:
-    math = "fp8" if itemsize == 1 else "16bit"
+    math = "8bit" if itemsize == 1 else "16bit"
+  elif itemsize == 8:
+    math = "fp64"
   else:
     math = "fp32" if precision == lax.Precision.HIGHEST else "tf32"
   for name, peaks in PEAK_TFLOPS.items():  # Most specific names first.
@@ -220,11 +234,14 @@ class Problem:
     *batch, self.m, self.n, self.k = shape
     self.batch, self.dtype = (batch[0] if batch else 1), jnp.dtype(dtype)
     key_a, key_b, key_c = jax.random.split(jax.random.key(seed), 3)
-    normal = lambda key, dims: jax.random.normal(
-        key, (*batch, *dims), jnp.float32).astype(dtype)
-    self.a = normal(key_a, (self.m, self.k))
-    self.b = normal(key_b, (self.k, self.n))
-    self.cotangent = normal(key_c, (self.m, self.n))
+    random = lambda key, dims: _random_operand(key, (*batch, *dims), dtype)
+    self.a = random(key_a, (self.m, self.k))
+    self.b = random(key_b, (self.k, self.n))
+    self.cotangent = random(key_c, (self.m, self.n))
+    # int8 products are asked for int32 results, exact (and jnp.matmul's
+    # int8 default wraps).
+    self.out_dtype = dtype_rules.accumulator_dtype(dtype) if (
+        jnp.issubdtype(dtype, jnp.integer)) else self.dtype
     self._references = {}
     sample_rng = np.random.default_rng(seed)
     self.sample_at = [(int(sample_rng.integers(self.m)),
@@ -233,6 +250,12 @@ class Problem:
   @property
   def macs(self) -> int:
     return self.batch * self.m * self.n * self.k
+
+  @property
+  def flops(self) -> int:
+    """2 per multiply-add, 8 per complex one (four real products' worth)."""
+    complex_ = self.dtype in dtype_rules.COMPLEX_DTYPES
+    return (8 if complex_ else 2) * self.macs
 
   def factors(self, fwd_bwd: bool):
     """The (x, y) pairs whose products the impl returns: C = AB, and for
@@ -251,10 +274,36 @@ class Problem:
         ref = np.matmul(accuracy.as_float64(x), accuracy.as_float64(y))
         self._references[index] = (ref, "float64-numpy")
       else:
-        ref = jnp.matmul(x.astype(jnp.float32), y.astype(jnp.float32),
-                         precision=lax.Precision.HIGHEST)
-        self._references[index] = (ref, "xla-highest-float32")
+        ref, what = _device_reference(x, y)
+        self._references[index] = (ref, what)
     return self._references[index]
+
+
+def _random_operand(key, shape, dtype) -> jax.Array:
+  """Standard normal (complex: both parts), int8 uniform over its values."""
+  if jnp.issubdtype(dtype, jnp.integer):
+    info = jnp.iinfo(dtype)
+    return jax.random.randint(key, shape, info.min, info.max + 1, dtype)
+  real = dtype_rules.real_dtype(dtype)
+  if jnp.dtype(dtype) in dtype_rules.COMPLEX_DTYPES:
+    real_key, imag_key = jax.random.split(key)
+    return lax.complex(jax.random.normal(real_key, shape, real),
+                       jax.random.normal(imag_key, shape, real))
+  return jax.random.normal(key, shape, jnp.promote_types(
+      real, jnp.float32)).astype(dtype)
+
+
+def _device_reference(x, y):
+  """(x @ y, what it is) by jnp.matmul on the device, at HIGHEST in the
+  widest of float32 and the operands' dtype; int8 as int32 sums (exact,
+  where float32 would round sums past 2^24)."""
+  if jnp.issubdtype(x.dtype, jnp.integer):
+    return (jnp.matmul(x, y, preferred_element_type=jnp.int32),
+            "xla-int32")
+  wide = jnp.promote_types(x.dtype, jnp.float32)
+  return (jnp.matmul(x.astype(wide), y.astype(wide),
+                     precision=lax.Precision.HIGHEST),
+          f"xla-highest-{wide.name}")
 
 
 def _check(row: Row, problem: Problem, outs, precision, fwd_bwd) -> None:
@@ -266,13 +315,14 @@ def _check(row: Row, problem: Problem, outs, precision, fwd_bwd) -> None:
     ref, row.reference = problem.reference(index, fwd_bwd)
     err = accuracy.relative_error(out, ref)
     tol = accuracy.tolerance(x, y, ref, out.dtype, precision)
-    if not err / tol <= worst:  # NaN errors win too.
-      worst, row.rel_error, row.tolerance = err / tol, err, tol
+    ratio = err / tol if tol else np.inf if err else 0.0  # Exact: tol 0.
+    if not ratio <= worst:  # NaN errors win too.
+      worst, row.rel_error, row.tolerance = ratio, err, tol
   out64 = accuracy.as_float64(outs[0]).reshape(-1, problem.m, problem.n)[0]
   ref64 = accuracy.as_float64(problem.reference(0, fwd_bwd)[0]).reshape(
       -1, problem.m, problem.n)[0]
-  row.samples = [dict(row=i, col=j, expected=float(ref64[i, j]),
-                      actual=float(out64[i, j]))
+  row.samples = [dict(row=i, col=j, expected=float(ref64[i, j].real),
+                      actual=float(out64[i, j].real))
                  for i, j in problem.sample_at]
   if not row.rel_error <= row.tolerance:  # Also catches NaN.
     row.status = "wrong"
@@ -330,10 +380,13 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
   elif config is not None:  # Mosaic: one persistent program per SM.
     row.num_programs = config.num_sms
   if base == "tiled":  # The naive kernel stages nothing in shared memory.
+    real = dtype_rules.real_dtype(problem.dtype)
     row.shared_memory_bytes = (
-        config.shared_memory_bytes(problem.dtype) if backend == "triton"
-        else config.shared_memory_bytes(problem.dtype, problem.dtype))
+        config.shared_memory_bytes(real) if backend == "triton"
+        else config.shared_memory_bytes(real, real))
   kwargs = dict(precision=precision)
+  if problem.out_dtype != problem.dtype:
+    kwargs.update(preferred_element_type=problem.out_dtype)
   if base == "tiled":
     kwargs.update(backend=backend)
   if base in ("tiled", "naive"):
@@ -355,7 +408,7 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
   if row.status == "ok":
     row.time_us = result.median_us
     row.kernels = [(name, round(us, 2)) for name, us in result.kernels]
-    flops = 2 * problem.macs * (3 if fwd_bwd else 1)
+    flops = problem.flops * (3 if fwd_bwd else 1)
     row.tflops = flops / (result.median_us * 1e-6) / 1e12
     peak = peak_tflops(device, problem.dtype, precision)
     if peak and not row.interpret:
@@ -446,8 +499,12 @@ def build_cases(interpret, precision):
                            f" {', '.join(IMPLS)}")
   dtypes = []
   for name in _DTYPES.value:
-    if jnp.dtype(name) not in validation.SUPPORTED_DTYPES:
-      raise app.UsageError(f"--dtypes: unsupported dtype {name!r}")
+    try:
+      reason = dtype_rules.unsupported_reason(name)
+    except TypeError:
+      reason = "not a dtype"
+    if reason:
+      raise app.UsageError(f"--dtypes: {name!r}: {reason}")
     dtypes.append(jnp.dtype(name))
   cases = []
   if _SWEEP_TILES.value:
@@ -473,6 +530,8 @@ def build_cases(interpret, precision):
   for suite, shape in shapes:
     for dtype in dtypes:
       for impl in _IMPLS.value:
+        if impl.endswith(FWD_BWD) and jnp.issubdtype(dtype, jnp.integer):
+          continue  # Integer products have no gradients.
         if impl == JAX_EXAMPLE:
           if _jax_example_runs(shape, dtype) and not interpret:
             cases.append((impl, "mosaic", suite, shape, dtype, None))
@@ -490,8 +549,9 @@ def _backends_for(impl, shape, dtype, precision, interpret):
   if base != "tiled":
     return ["xla" if base == "xla" else "triton"]
   *batch, m, n, k = shape
-  call = validation.MatmulCall(m, n, k, tuple(batch), (*batch, m, n), dtype,
-                               dtype, precision, interpret)
+  call = complex_products.real_call(validation.MatmulCall(
+      m, n, k, tuple(batch), (*batch, m, n), dtype, dtype, precision,
+      interpret))
   try:
     resolved = [backends.resolve_backend(call, None, name)
                 for name in _BACKENDS.value]
@@ -509,6 +569,7 @@ def _configs_for(impl, backend, shape, dtype, precision):
     return [None]
   *batch, m, n, k = shape
   problem = batching.BatchedProblem.from_shapes((*batch, m, k), (*batch, k, n))
+  dtype = dtype_rules.real_dtype(dtype)  # Complex: the real products'.
   default = KERNELS[key].select_config(
       *batching.selection_shape(problem), dtype, precision, out_dtype=dtype)
   if not _CONFIGS.value or backend != "triton":

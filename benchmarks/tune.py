@@ -52,11 +52,14 @@ _FORCE = flags.DEFINE_bool("force", True, "Retune keys already cached.")
 
 
 def _xla_time(m, n, k, dtype, precision) -> float:
-  """jnp.matmul's time on the inputs the autotuner draws, for the log."""
+  """jnp.matmul's time on the inputs the autotuner draws, for the log
+  (int8 with int32 results, as the autotuner times it)."""
   key_a, key_b = jax.random.split(jax.random.key(0))
   a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
   b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
-  xla = functools.partial(jnp.matmul, precision=precision)
+  integer = jnp.issubdtype(dtype, jnp.integer)
+  xla = functools.partial(jnp.matmul, precision=precision,
+                          preferred_element_type=jnp.int32 if integer else None)
   return timing.measure(xla, a, b, iterations=_ITERS.value,
                         warmup=_WARMUP.value).median_us
 

@@ -6,9 +6,12 @@ them hold every implementation to the same bound.
 
 from __future__ import annotations
 
+import jax
 from jax import lax
 import jax.numpy as jnp
 import numpy as np
+
+from pallas_tiled import dtypes
 
 TF32_EPS = 2.0**-10  # TF32 keeps 10 explicit mantissa bits.
 # Hopper's float8 wgmma adds into an accumulator narrower than float32. On
@@ -19,7 +22,20 @@ FP8_ACCUMULATOR_EPS = 2.0**-13
 
 
 def as_float64(x) -> np.ndarray:
+  """x in float64, exactly (complex128 for complex x): the reference's
+  precision. 8- and 16-bit floats go through float32, which holds them."""
+  dtype = jnp.dtype(x.dtype)
+  if jnp.issubdtype(dtype, jnp.complexfloating):
+    return np.asarray(x, np.complex128)
+  if dtype == jnp.float64 or not jnp.issubdtype(dtype, jnp.floating):
+    return np.asarray(x, np.float64)
   return np.asarray(jnp.asarray(x, jnp.float32), np.float64)
+
+
+def _magnitudes(x) -> jax.Array:
+  """|x| in float32, the sizes its products' terms have."""
+  x = jnp.asarray(x)
+  return (jnp.abs(x) if jnp.iscomplexobj(x) else x).astype(jnp.float32)
 
 
 def relative_error(out, ref) -> float:
@@ -29,7 +45,8 @@ def relative_error(out, ref) -> float:
 
 
 def tolerance(a, b, ref, out_dtype, precision=None) -> float:
-  """The relative error a correct float32-accumulating `a @ b` stays under.
+  """The relative error a correct `a @ b` stays under: 0 for integers (exact
+  wherever the sums fit the result dtype), else from the sources below.
 
   Any shapes jnp.matmul takes; K is a.shape[-1].
 
@@ -38,29 +55,37 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
     relative, and where results are subnormal (float8 e4m3's below 2^-6)
     at most half the smallest subnormal, absolute: sqrt(size) times that
     over |ref| (a float8 1x1x1 product of 0.0027 rounds to 0.0020);
-  * float32 products and K-step accumulation: random-walk errors of about
-    eps_f32 * sqrt(K) relative to the sizes of the summed terms;
+  * products and K-step accumulation in the accumulator (dtypes.py:
+    float64 for float64, else float32): random-walk errors of about
+    eps_acc * sqrt(K) relative to the sizes of the summed terms;
   * float32 inputs at default precision may be rounded to TF32 on GPU (as
     XLA does): about 2 * eps_tf32 relative to the summed terms;
   * float8 inputs accumulate on Hopper's tensor cores with fewer bits than
     float32 (jnp.matmul's too): FP8_ACCUMULATOR_EPS * sqrt(K), about 6x
     the errors measured on an H200 at K = 1024 to 4096.
-  The last three are measured against sqrt(|A|^2 |B|^2), not |AB| = |ref|,
+  * complex products are three real ones (complex_products.py), whose
+    errors add, the third's terms up to twice the size: 4x a real one's.
+  The last four are measured against sqrt(|A|^2 |B|^2), not |AB| = |ref|,
   through their ratio `spread`: about 1 for random data, large only where
   dot products cancel to small values, whose rounding is relatively larger.
   """
-  a32 = jnp.asarray(a, jnp.float32)
-  b32 = jnp.asarray(b, jnp.float32)
-  terms = jnp.matmul(a32 * a32, b32 * b32, precision=lax.Precision.HIGHEST)
+  if jnp.issubdtype(out_dtype, jnp.integer):
+    return 0.0
+  a_abs, b_abs = _magnitudes(a), _magnitudes(b)
+  terms = jnp.matmul(a_abs * a_abs, b_abs * b_abs,
+                     precision=lax.Precision.HIGHEST)
   term_norm = float(jnp.linalg.norm(jnp.sqrt(terms)))
   ref_norm = float(np.linalg.norm(as_float64(ref)))
   spread = term_norm / ref_norm if ref_norm else np.inf
-  f32_eps = float(jnp.finfo(jnp.float32).eps)
-  summed = 2 * f32_eps * np.sqrt(a.shape[-1])
-  if jnp.dtype(a.dtype) == jnp.float32 and precision != lax.Precision.HIGHEST:
+  dtype = dtypes.real_dtype(a.dtype)
+  acc_eps = float(jnp.finfo(dtypes.accumulator_dtype(dtype)).eps)
+  summed = 2 * acc_eps * np.sqrt(a.shape[-1])
+  if dtype == jnp.float32 and precision != lax.Precision.HIGHEST:
     summed += 2 * TF32_EPS
-  if jnp.dtype(a.dtype) == jnp.float8_e4m3fn:
+  if dtype == jnp.float8_e4m3fn:
     summed += FP8_ACCUMULATOR_EPS * np.sqrt(a.shape[-1])
+  if jnp.dtype(a.dtype) in dtypes.COMPLEX_DTYPES:
+    summed *= 4
   finfo = jnp.finfo(out_dtype)
   subnormal = (float(finfo.smallest_subnormal) / 2 * np.sqrt(np.size(ref))
                / ref_norm if ref_norm else np.inf)

@@ -15,9 +15,10 @@ from jax import lax
 from jax.experimental import pallas as pl
 import jax.numpy as jnp
 
-from pallas_tiled import autodiff
+from pallas_tiled import complex_products
 from pallas_tiled import cost_model
 from pallas_tiled import device
+from pallas_tiled import dtypes
 from pallas_tiled import validation
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
@@ -42,6 +43,12 @@ _MOSAIC_MIN_TILES = 16
 _MOSAIC_RULE_CTA_TILE = (128, 64)
 
 
+# What Mosaic GPU's wgmma multiplies in our kernel: int8 (wgmma has s8) and
+# float64 (no wgmma) run on Triton; complex64 splits into float32 products.
+_MOSAIC_DTYPES = tuple(map(jnp.dtype, (jnp.float32, jnp.bfloat16, jnp.float16,
+                                       jnp.float8_e4m3fn)))
+
+
 _DEFAULT_PRECISIONS = (None, lax.Precision.DEFAULT,
                        (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
                        lax.DotAlgorithmPreset.DEFAULT)
@@ -57,7 +64,7 @@ def _mosaic_runs_float32(precision) -> bool:
 def _auto_may_take_mosaic(call: validation.MatmulCall, hopper: bool) -> bool:
   """Whether Mosaic GPU can run a call that asked for "auto": compiled on
   Hopper, and float32 only at default or HIGHEST precision."""
-  return hopper and not call.interpret and (
+  return hopper and not call.interpret and call.dtype in _MOSAIC_DTYPES and (
       call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
 
 
@@ -88,6 +95,11 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
           f"config={config} is a {type(config).__name__}, which runs on the"
           f" {config.backend!r} backend, but backend={backend!r}.")
     backend = config.backend
+  if backend == "mosaic" and call.dtype not in _MOSAIC_DTYPES:
+    raise ValueError(
+        f"backend='mosaic' multiplies {dtypes.names(_MOSAIC_DTYPES)} (and"
+        f" complex64 as float32 products), but the products here are"
+        f" {call.dtype}; use backend='triton' (or 'auto') for them.")
   if backend == "mosaic" and call.dtype == jnp.float32 and not (
       _mosaic_runs_float32(call.precision)):
     raise ValueError(
@@ -144,8 +156,10 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   result dtype is the inputs' unless `preferred_element_type` sets it;
   float32 at default precision may use TF32 on GPU, as XLA does, and
   `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
-  Accumulation is always float32. Differentiable in reverse mode (jax.grad;
-  the backward runs these kernels too) and batchable with jax.vmap.
+  Accumulation is float32 (int32 for int8, float64 for float64; complex
+  runs three real products: dtypes.py). Differentiable in reverse mode
+  (jax.grad; the backward runs these kernels too) and batchable with
+  jax.vmap.
 
   config: a TileConfig (Triton) or a MosaicConfig (Mosaic GPU), for the
     forward product (backward products pick their own); None for the table
@@ -161,10 +175,13 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, CONFIG_TYPES, ("auto",))
   validation.check_kernel_dims(call)
-  backend = resolve_backend(call, config, backend)
+  # What the kernels multiply: complex calls run real products.
+  real_call = complex_products.real_call(call)
+  backend = resolve_backend(real_call, config, backend)
   if isinstance(config, triton_config.TileConfig) and not call.interpret:
-    triton_config.check_triton_tiles(config, call.dtype,
+    triton_config.check_triton_tiles(config, real_call.dtype,
                                      device.compute_capability())
   elif isinstance(config, mosaic_config.MosaicConfig):
-    mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
-  return autodiff.matmul(KERNELS[backend], a, b, call, config)
+    mosaic_config.check_mosaic_config(config, real_call.dtype,
+                                      real_call.out_dtype)
+  return complex_products.matmul(KERNELS[backend], a, b, call, config)

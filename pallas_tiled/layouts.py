@@ -30,6 +30,7 @@ def has_unaligned_rows(n: int, k: int, dtype,
 
 
 def wgmma_needs_k_major(dtype) -> bool:
-  """Whether Hopper's wgmma needs both operands K-major for `dtype`: TF32
-  and float8 do; only 16-bit operands may be stored either way."""
-  return np.dtype(dtype).itemsize != 2
+  """Whether Hopper's wgmma needs both operands K-major for `dtype`: TF32,
+  float8 and int8 do; 16-bit operands may be stored either way, and
+  float64 has no wgmma (Triton's fp64 dot is mma.sync, either layout)."""
+  return np.dtype(dtype).itemsize in (1, 4)

@@ -2,10 +2,11 @@
 
 Each grid program owns one (block_m x block_n) output tile, as in the tiled
 kernel, but sweeps the dot product one k at a time straight from the input
-refs: column k of `a` times row k of `b`, a rank-1 update of a float32
-accumulator. Nothing is staged in K-tiles and no matrix units are used, so
-every input element is fetched once per output tile that needs it. It is the
-baseline that shows what tiling buys, and it is correct on any shape.
+refs: column k of `a` times row k of `b`, a rank-1 update of an
+accumulator (float32; int32 for int8, float64 for float64: dtypes.py).
+Nothing is staged in K-tiles and no matrix units are used, so every input
+element is fetched once per output tile that needs it. It is the baseline
+that shows what tiling buys, and it is correct on any shape.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
-from pallas_tiled import autodiff
+from pallas_tiled import complex_products
+from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import validation
 from pallas_tiled.triton import masking
@@ -32,16 +34,17 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
   row_mask = masking.edge_mask(pl.program_id(0), block_m, m)
   col_mask = masking.edge_mask(pl.program_id(1), block_n, n)
   k = a_ref.shape[0] if transpose_a else a_ref.shape[1]
+  acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
 
   def rank1_update(kk, acc):
     # Operands stored transposed give a row of a, or a column of b, instead.
     a_col = masking.load(a_ref.at[kk, :] if transpose_a else a_ref.at[:, kk],
-                         row_mask).astype(jnp.float32)
+                         row_mask).astype(acc_dtype)
     b_row = masking.load(b_ref.at[:, kk] if transpose_b else b_ref.at[kk, :],
-                         col_mask).astype(jnp.float32)
+                         col_mask).astype(acc_dtype)
     return acc + a_col[:, None] * b_row[None, :]
 
-  acc = jnp.zeros((block_m, block_n), jnp.float32)
+  acc = jnp.zeros((block_m, block_n), acc_dtype)
   acc = lax.fori_loop(0, k, rank1_update, acc)
   masking.store(o_ref, acc.astype(o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
@@ -53,7 +56,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   """The kernel on flattened operands: (problem.size, M, N); see
   triton/kernel.py.
 
-  Products are float32 multiply-adds whatever `precision` asks for.
+  Products are multiply-adds in the accumulator's dtype whatever
+  `precision` asks for.
   """
   del precision
   p, bm, bn = problem, config.block_m, config.block_n
@@ -98,8 +102,9 @@ def naive_matmul(a, b, config: TileConfig | None = None, *,
   (shapes, batching, grad, vmap) as `matmul`.
 
   Only block_m, block_n and num_warps of `config` matter (nothing is staged
-  along K). Products are float32 multiply-adds, so every precision gives full
-  float32 accuracy; `precision` is checked and accepted for compatibility.
+  along K). Products are multiply-adds in the accumulator's dtype (float32,
+  float64 for float64, int32 for int8), so every precision gives full
+  accuracy; `precision` is checked and accepted for compatibility.
   """
   call = validation.check_matmul_call(
       a, b, precision=precision,
@@ -110,7 +115,7 @@ def naive_matmul(a, b, config: TileConfig | None = None, *,
     check_power_of_two_tiles(
         config, ("block_m", "block_n"),
         why="Triton needs for the naive kernel's tile vectors")
-  return autodiff.matmul(KERNEL, a, b, call, config)
+  return complex_products.matmul(KERNEL, a, b, call, config)
 
 
 KERNEL = kernel_lib.Kernel("triton", batched_product, _select_config)

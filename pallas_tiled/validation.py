@@ -15,13 +15,13 @@ from jax import lax
 import jax.numpy as jnp
 import numpy as np
 
+from pallas_tiled import dtypes
+
 
 # float8_e4m3fn as Hopper's tensor cores take it: the result is float8
 # unless preferred_element_type widens it (what their accumulation keeps:
-# accuracy.py).
-SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16),
-                    jnp.dtype(jnp.float16), jnp.dtype(jnp.float8_e4m3fn))
-_SUPPORTED_NAMES = ", ".join(d.name for d in SUPPORTED_DTYPES)
+# accuracy.py). int8, float64 and complex: dtypes.py.
+SUPPORTED_DTYPES = dtypes.OPERAND_DTYPES
 # The Pallas kernels index rows, columns, K and the batch with int32 (grid
 # program ids and in-tile offsets): a dimension must stay below 2^31.
 MAX_KERNEL_DIM = 2**31 - 1
@@ -67,11 +67,9 @@ def _check_operand(name: str, x) -> None:
         f" a matrix or a batch of matrices), got shape {tuple(x.shape)} with"
         " ndim=0."
     )
-  if x.dtype not in SUPPORTED_DTYPES:
-    raise TypeError(
-        f"{name}.dtype={x.dtype} is not supported; supported dtypes are"
-        f" {_SUPPORTED_NAMES}."
-    )
+  reason = dtypes.unsupported_reason(x.dtype)
+  if reason:
+    raise TypeError(f"{name}.dtype={x.dtype} is not supported: {reason}.")
 
 
 def is_highest(precision) -> bool:
@@ -117,6 +115,27 @@ def resolve_interpret(interpret) -> bool:
   return interpret
 
 
+def _check_result_dtype(preferred_element_type, dtype) -> np.dtype:
+  """preferred_element_type as a dtype of the operands' kind (dtypes.py)."""
+  allowed = dtypes.allowed_result_dtypes(dtype)
+  try:
+    out_dtype = jnp.dtype(preferred_element_type)
+  except TypeError:
+    out_dtype = None
+  if out_dtype not in allowed:
+    raise TypeError(
+        f"preferred_element_type={preferred_element_type!r} is not"
+        f" supported for {jnp.dtype(dtype)} operands; use None or one of"
+        f" {dtypes.names(allowed)}."
+    )
+  reason = dtypes.missing_x64_reason(out_dtype)
+  if reason:
+    raise TypeError(
+        f"preferred_element_type={preferred_element_type!r} is not"
+        f" supported: {reason}.")
+  return out_dtype
+
+
 def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
                       interpret=None) -> MatmulCall:
   """Checks one call's operands and keywords; returns them resolved."""
@@ -151,15 +170,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   if preferred_element_type is None:
     out_dtype = jnp.dtype(a.dtype)
   else:
-    try:
-      out_dtype = jnp.dtype(preferred_element_type)
-    except TypeError:
-      out_dtype = None
-    if out_dtype not in SUPPORTED_DTYPES:
-      raise TypeError(
-          f"preferred_element_type={preferred_element_type!r} is not"
-          f" supported; use None or one of {_SUPPORTED_NAMES}."
-      )
+    out_dtype = _check_result_dtype(preferred_element_type, a.dtype)
   return MatmulCall(
       m=m, n=n, k=k, batch=batch, out_shape=out_shape,
       dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,

@@ -16,6 +16,7 @@ import numpy as np
 import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import batching
+from pallas_tiled import dtypes
 
 ON_GPU = jax.default_backend() == "gpu"
 FLOAT8 = jnp.float8_e4m3fn
@@ -28,7 +29,17 @@ IMPLS_AND_MOSAIC = pallas_tiled.IMPLEMENTATIONS | {"mosaic": mosaic_matmul}
 
 
 def random_array(rng, shape, dtype):
-  """Fresh standard-normal values (never zeros: they hide unwritten tiles)."""
+  """Fresh standard-normal values (never zeros: they hide unwritten tiles),
+  with all of float64's bits, complex parts both normal; int8 uniform over
+  all its values."""
+  dtype = jnp.dtype(dtype)
+  if dtype == jnp.int8:
+    return jnp.asarray(rng.integers(-128, 128, shape), dtype)
+  if dtype in dtypes.COMPLEX_DTYPES:
+    return jnp.asarray(rng.standard_normal(shape)
+                       + 1j * rng.standard_normal(shape), dtype)
+  if dtype == jnp.float64:
+    return jnp.asarray(rng.standard_normal(shape), dtype)
   return jnp.asarray(rng.standard_normal(shape, np.float32), dtype)
 
 
@@ -68,15 +79,19 @@ def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):
 
 
 def call_with_poisoned_output(fn, a, b, **kwargs):
-  """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN.
+  """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN
+  (integers: their least value, which random products hardly reach).
 
-  The NaN buffer is donated to the jitted call, so XLA reuses it for the
-  result; an element the kernel never writes stays NaN. (In interpret mode
-  Pallas also starts every output as NaN.) `test_poison_harness_catches_
-  unwritten_elements` checks that this really catches an unwritten tile.
+  The poisoned buffer is donated to the jitted call, so XLA reuses it for
+  the result; an element the kernel never writes stays poisoned. (In
+  interpret mode Pallas also starts every output as NaN.) `test_poison_
+  harness_catches_unwritten_elements` checks that this really catches an
+  unwritten tile.
   """
   out_type = jax.eval_shape(lambda a, b: fn(a, b, **kwargs), a, b)
-  poison = jnp.full(out_type.shape, jnp.nan, out_type.dtype)
+  poison = jnp.full(out_type.shape, jnp.iinfo(out_type.dtype).min
+                    if jnp.issubdtype(out_type.dtype, jnp.integer)
+                    else jnp.nan, out_type.dtype)
   run = jax.jit(lambda a, b, poison: fn(a, b, **kwargs), donate_argnums=2,
                 keep_unused=True)
   return run(a, b, poison)

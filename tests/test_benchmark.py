@@ -152,6 +152,30 @@ def test_fwd_bwd_and_batched_rows(tmp_path):
       3 * fast["tflops"] * fast["time_us"])
 
 
+def test_int8_and_complex_rows(tmp_path):
+  """int8 rows ask for int32 results and must be exact (tolerance 0);
+  complex rows count 8 flops per multiply-add; float64 without x64 is a
+  usage error naming the flag."""
+  out = tmp_path / "dtypes.json"
+  result = _run("--impls=tiled,xla", "--dtypes=int8,complex64",
+                "--shapes=17x9x300", f"--json_out={out}", "--iters=1",
+                "--warmup=0", tmp_path=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
+  rows = {(r["impl"], r["dtype"]): r
+          for r in json.loads(out.read_text())["rows"]}
+  assert len(rows) == 4
+  for (_, dtype), row in rows.items():
+    assert row["status"] == "ok"
+    if dtype == "int8":
+      assert row["rel_error"] == row["tolerance"] == 0
+  tiled = rows[("tiled", "complex64")]
+  assert tiled["tflops"] * tiled["time_us"] * 1e6 == pytest.approx(
+      8 * 17 * 9 * 300)
+  result = _run("--dtypes=float64", "--shapes=8x8x8", tmp_path=tmp_path)
+  assert result.returncode != 0
+  assert "JAX_ENABLE_X64=1" in result.stdout + result.stderr
+
+
 def test_rounds_report_each_cases_median_round(summarize_module, tmp_path):
   """Every round of every case is timed and listed; the row is the median
   round's, and the README table says how it was measured."""

@@ -20,8 +20,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
   rather than a full product, so that tuning one shape costs 8 to 19
-  compiles. Every candidate passes `check_triton_tiles` for
-  `compute_capability`.
+  compiles (float64's, not measured yet, are smaller tiles). Every
+  candidate passes `check_triton_tiles` for `compute_capability`.
   """
   wide = np.dtype(dtype).itemsize == 4
   bk = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
@@ -52,6 +52,9 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     if wide:
       shapes = [(128, 128, 4), (128, 128, 8), (256, 128, 8), (64, 128, 4),
                 (128, 64, 4), (64, 64, 4)]
+    if np.dtype(dtype) == np.float64:  # Accumulators twice float32's size.
+      shapes = [(64, 64, 4), (128, 64, 4), (64, 128, 4), (128, 128, 8),
+                (32, 64, 4)]
     for bm, bn, warps in shapes:
       for stages in (3, 4):
         for kmajor in kmajors:

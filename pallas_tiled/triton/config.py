@@ -31,7 +31,8 @@ class TileConfig:
     column by column within a group, so that concurrently running programs
     share their strips of `a` and `b` in L2 (1 is plain row-major order).
   split_k: K is cut into `split_k` ranges computed by separate programs whose
-    float32 partial sums are added afterwards; for small M x N, large K.
+    partial sums (in the accumulator's dtype) are added afterwards; for
+    small M x N, large K.
   k_major_b: B is transposed to (N, K) before the kernel so that its K-tiles
     are K-major in shared memory, as Hopper's TF32 wgmma requires.
   align_operands: where a row of `a` or `b` is not a multiple of 16 bytes

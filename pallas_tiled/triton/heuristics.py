@@ -19,6 +19,18 @@ def fit_block(dim: int, lo: int, hi: int) -> int:
   return min(hi, max(lo, config_checks.next_power_of_two(dim)))
 
 
+def _float64_config(m: int, n: int, k: int) -> TileConfig:
+  """float64 tiles, not measured yet: 64x64 outputs (a float64 accumulator
+  of 32 values a thread with 4 warps), 128x64 once those fill every SM, and
+  K-phases of 32 elements (Triton's fp64 dot takes K >= 16)."""
+  fills_sms = pl.cdiv(m, 128) * pl.cdiv(n, 64) >= device.sm_count()
+  return TileConfig(
+      fit_block(m, MIN_DOT_DIM, 128 if fills_sms else 64),
+      fit_block(n, MIN_DOT_DIM, 64), fit_block(k, MIN_DOT_DIM, 32),
+      num_warps=4, num_stages=3,
+      align_operands=layouts.has_unaligned_rows(n, k, np.float64))
+
+
 def default_tiled_config(m: int, n: int, k: int, dtype,
                          precision=None) -> TileConfig:
   """A plain heuristic for the tiled kernel, from measurements on an H200.
@@ -37,8 +49,11 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
     it, float8 1.6x slower than without).
   * Rows that are not 16-byte multiples get aligned copies.
   * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
+  * float64 (mma.sync, DMMA): `_float64_config`.
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
+  if np.dtype(dtype) == np.float64:
+    return _float64_config(m, n, k)
   wide = np.dtype(dtype).itemsize == 4
   sm_count = device.sm_count()
   block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.

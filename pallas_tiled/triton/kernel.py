@@ -1,4 +1,4 @@
-"""The tiled matmul: output tiles to grid programs, K-phases, a float32 acc.
+"""The tiled matmul: output tiles to grid programs, K-phases, an accumulator.
 
 This is the shared-memory tiling of the seed documents, written in Pallas and
 lowered through Triton (chosen explicitly with `pltriton.CompilerParams`; on
@@ -14,7 +14,8 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
 * K-phases: the program walks its strips block_k at a time. Each phase loads
   one (block_m x block_k) tile of `a` and one (block_k x block_n) tile of `b`
   (Triton stages them through shared memory, `num_stages` phases in flight)
-  and adds their product into a float32 accumulator, cast once on store.
+  and adds their product into the accumulator (float32; int32 for int8,
+  float64 for float64: dtypes.py), cast once on store.
 * Boundaries: any M, N and K. Out-of-range rows, columns and the partial last
   K-phase are zero-filled by masked loads, so they add nothing; edge output
   tiles are stored with a mask. Operands are copied (transposed, or padded to
@@ -33,6 +34,7 @@ from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
 from pallas_tiled import cost_model
+from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
 from pallas_tiled import validation
@@ -97,9 +99,9 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
     contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
     return acc + lax.dot_general(a, b, (contract, ((), ())),
                                  precision=precision,
-                                 preferred_element_type=jnp.float32)
+                                 preferred_element_type=acc.dtype)
 
-  acc = jnp.zeros((block_m, block_n), jnp.float32)
+  acc = jnp.zeros((block_m, block_n), dtypes.accumulator_dtype(a_ref.dtype))
   full_phases = k_len // block_k
   acc = lax.fori_loop(
       0, full_phases, lambda p, acc: phase(p * block_k, acc), acc)
@@ -133,9 +135,10 @@ def _kernel_precision(precision, dtype, interpret):
   """HIGHEST float32 runs as three-pass TF32 on the GPU: on an H200 (4096^3)
   that was 1.26x faster than IEEE float32 dots and 4.6x more accurate
   (BUILD_NOTES.md). The CPU interpreter has no TF32, so it keeps HIGHEST.
-  float8 products are exact in the float32 accumulator, and Triton's dot
-  takes no precision for them."""
-  if jnp.dtype(dtype).itemsize == 1:
+  float8 and int8 products are exact in their accumulators and float64's
+  are IEEE float64 (as in XLA, which ignores precision for it); Triton's
+  dot takes no precision for them."""
+  if jnp.dtype(dtype).itemsize not in (2, 4):
     return None
   if (not interpret and jnp.dtype(dtype) == jnp.float32
       and validation.is_highest(precision)):
@@ -143,11 +146,11 @@ def _kernel_precision(precision, dtype, interpret):
   return precision
 
 
-def _block_specs(p, c, tile_indices, k_strip, out_dtype):
+def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype):
   """Each program's blocks: its row strip of `a`, its column strip of `b`
   (both k_strip deep: all of K, or its K range with split_k), and its output
-  tile; and the output's shape (float32 partial sums, one slab per K range,
-  with split_k)."""
+  tile; and the output's shape (partial sums in `acc_dtype`, one slab per K
+  range, with split_k)."""
   # Grid point (p0, p1, pz) -> batch element g, tile (i, j), K range s.
   tile_i = lambda p0, p1: tile_indices(p0, p1)[0]
   tile_j = lambda p0, p1: tile_indices(p0, p1)[1]
@@ -175,7 +178,7 @@ def _block_specs(p, c, tile_indices, k_strip, out_dtype):
                             lambda p0, p1, pz: (pz, *tile_indices(p0, p1)))
   else:
     out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, p.m, p.n),
-                                     jnp.float32)
+                                     acc_dtype)
     out_spec = pl.BlockSpec((None, None, c.block_m, c.block_n),
                             lambda p0, p1, pz: (s_of(pz), g_of(pz),
                                                 *tile_indices(p0, p1)))
@@ -203,8 +206,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       c.group_m)
   # Each program's strips span whole K-phases: with split_k, its share of K.
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
-  in_specs, out_spec, out_shape = _block_specs(p, c, tile_indices, k_strip,
-                                               out_dtype)
+  in_specs, out_spec, out_shape = _block_specs(
+      p, c, tile_indices, k_strip, out_dtype,
+      dtypes.accumulator_dtype(a.dtype))
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,
@@ -222,7 +226,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       name="pallas_tiled_matmul",
   )(a, b)
   if c.split_k > 1:  # Adds the K ranges' partial sums.
-    out = out.sum(axis=0).astype(out_dtype)
+    out = out.sum(axis=0, dtype=out.dtype).astype(out_dtype)
   return out
 
 

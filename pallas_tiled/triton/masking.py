@@ -35,10 +35,12 @@ def tile_mask(row_mask, col_mask):
 def load(ref, mask):
   """Loads `ref`, zero-filling wherever `mask` (if any) is False.
 
-  The fill is a float: Triton lowers no integer-to-float8 cast.
+  The fill is a zero of the ref's kind: Triton lowers no integer-to-float8
+  cast.
   """
+  zero = 0 if jnp.issubdtype(ref.dtype, jnp.integer) else 0.0
   return ref[...] if mask is None else pltriton.load(ref, mask=mask,
-                                                     other=0.0)
+                                                     other=zero)
 
 
 def store(ref, value, mask) -> None:

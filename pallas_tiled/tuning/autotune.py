@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from pallas_tiled import accuracy
 from pallas_tiled import api
 from pallas_tiled import device
+from pallas_tiled import dtypes
 from pallas_tiled import timing
 from pallas_tiled import validation
 from pallas_tiled.mosaic import candidates as mosaic_candidates
@@ -50,6 +51,7 @@ def _time_if_correct(key, config, a, b, call, reference, tol, iterations,
   """(median time in us, timing method) of `config` on a @ b, or None (with
   a log line) if it fails to compile or run, or misses `tol`."""
   fn = functools.partial(api.matmul, config=config, precision=call.precision,
+                         preferred_element_type=call.out_dtype,
                          interpret=call.interpret)
   try:
     result = timing.measure(fn, a, b, iterations=iterations, warmup=warmup)
@@ -62,6 +64,14 @@ def _time_if_correct(key, config, a, b, call, reference, tol, iterations,
   log.info("%s %s: %.1f us, rel_err %.2e %s", key, config.label,
            result.median_us, err, status)
   return (result.median_us, result.method) if status == "ok" else None
+
+
+def _random_operand(key, shape, dtype) -> jax.Array:
+  """Standard normal values, or any int8 (exact int32 sums for K < 2^17)."""
+  if jnp.issubdtype(dtype, jnp.integer):
+    info = jnp.iinfo(dtype)
+    return jax.random.randint(key, tuple(shape), info.min, info.max + 1, dtype)
+  return jax.random.normal(key, tuple(shape), jnp.float32).astype(dtype)
 
 
 def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
@@ -78,13 +88,22 @@ def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
   TileConfig or a MosaicConfig); a cached entry is used without timing
   unless `force`. `cache` is a `tuning_cache.TuningCache` (default: the
   user cache). Each candidate's result is checked against jnp.matmul at
-  HIGHEST precision; a candidate that fails to compile, run or match is
-  skipped, with a log line.
+  HIGHEST precision in the accumulator's dtype; a candidate that fails to
+  compile, run or match is skipped, with a log line. int8 is tuned with
+  int32 results (exact); complex dtypes are not tuned: their products are
+  real ones (tune float32 for complex64, float64 for complex128).
   """
+  if jnp.dtype(dtype) in dtypes.COMPLEX_DTYPES:
+    raise ValueError(
+        f"dtype={jnp.dtype(dtype)} runs as three real products of"
+        f" {dtypes.real_dtype(dtype)}: autotune {dtypes.real_dtype(dtype)}.")
   key_a, key_b = jax.random.split(jax.random.key(0))
-  a = jax.random.normal(key_a, tuple(a_shape), jnp.float32).astype(dtype)
-  b = jax.random.normal(key_b, tuple(b_shape), jnp.float32).astype(dtype)
-  call = validation.check_matmul_call(a, b, precision=precision)
+  a, b = _random_operand(key_a, a_shape, dtype), _random_operand(
+      key_b, b_shape, dtype)
+  acc_dtype = dtypes.accumulator_dtype(dtype)
+  call = validation.check_matmul_call(
+      a, b, precision=precision,
+      preferred_element_type=acc_dtype if acc_dtype == jnp.int32 else None)
   if call.is_empty:
     raise ValueError(f"nothing to tune for a zero-size problem: a_shape="
                      f"{tuple(a_shape)}, b_shape={tuple(b_shape)}.")
@@ -109,9 +128,9 @@ def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
     else:
       pending[key] = configs
   if pending:  # Only timing needs the reference.
-    reference = jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
+    reference = jnp.matmul(a.astype(acc_dtype), b.astype(acc_dtype),
                            precision=lax.Precision.HIGHEST)
-    tol = accuracy.tolerance(a, b, reference, call.dtype, call.precision)
+    tol = accuracy.tolerance(a, b, reference, call.out_dtype, call.precision)
   for key, configs in pending.items():
     timed = []
     for config in configs:

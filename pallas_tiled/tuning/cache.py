@@ -77,8 +77,8 @@ def default_cache_path() -> pathlib.Path:
 
 
 def precision_name(precision, dtype) -> str:
-  """The precision part of a key; 16- and 8-bit inputs ignore precision."""
-  if jnp.dtype(dtype).itemsize < 4 or precision is None:
+  """The precision part of a key; only float32 inputs heed precision."""
+  if jnp.dtype(dtype) != jnp.float32 or precision is None:
     return "default"
   if isinstance(precision, (lax.Precision, lax.DotAlgorithmPreset)):
     return precision.name.lower()

@@ -79,3 +79,22 @@ def test_autotune_times_each_backend_and_caches_each_best(tmp_path, rng):
                                     70) for b in ("triton", "mosaic")}
   assert [cache.lookup(keys[b]) for b in keys] == candidates
   assert best == min(candidates, key=lambda c: cache.time_us(keys[c.backend]))
+
+
+@pytest.mark.parametrize("dtype", [jnp.int8, jnp.float64],
+                         ids=lambda d: jnp.dtype(d).name)
+def test_autotune_checks_int8_and_float64_in_their_accumulators(tmp_path,
+                                                                dtype):
+  """int8 is tuned with exact int32 results, float64 against a float64
+  reference (a float32 one would fail every candidate)."""
+  cache = tuning_cache.TuningCache(tmp_path / "cache.json")
+  config = pallas_tiled.TileConfig(16, 16, 16, split_k=2)
+  with jax.enable_x64(dtype == jnp.float64):
+    assert autotune.autotune((20, 300), (300, 10), dtype, cache=cache,
+                             candidates=[config], iterations=1,
+                             warmup=1) == config
+
+
+def test_autotune_refuses_complex_dtypes():
+  with pytest.raises(ValueError, match="autotune float32"):
+    autotune.autotune((4, 5), (5, 7), jnp.complex64)
