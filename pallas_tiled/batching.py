@@ -6,17 +6,15 @@ against each other as in NumPy. The kernels see each operand flattened to
 and a grid with one axis over the flattened output batch; the BlockSpec index
 maps turn that axis back into each operand's own batch index
 (`BatchedProblem`), so a broadcast operand is read in place, never
-materialized. `jax.vmap` adds one more batch dimension (`batchable`).
+materialized. `jax.vmap` adds one more batch dimension (`vmap_rule`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import jax
-from jax import custom_batching
 import jax.numpy as jnp
 import numpy as np
 
@@ -131,23 +129,15 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
   return out.reshape(out_shape)
 
 
-@functools.cache
-def batchable(op: kernel_lib.Op):
-  """`launch` for `op`, with a jax.vmap rule onto the batch grid axis."""
-
-  @custom_batching.custom_vmap
-  def product(a, b):
-    return launch(a, b, op)
-
-  @product.def_vmap
-  def _vmap_rule(axis_size, in_batched, a, b):
-    del axis_size
-    # Batch dimensions align from the right, so the mapped axis (in front)
-    # must sit left of every per-example batch dimension: pad the shorter
-    # batched operand with unit dimensions behind it.
-    rank = max(x.ndim - batched for x, batched in zip((a, b), in_batched))
-    a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
-            if batched else x for x, batched in zip((a, b), in_batched))
-    return product(a, b), True
-
-  return product
+def vmap_rule(product, args, dims, *, op):
+  """The product primitive's jax.vmap rule: the mapped axis becomes one
+  more batch dimension, in front (batch dimensions align from the right, so
+  it must sit left of every per-example one: the operand with fewer gets
+  unit dimensions behind it)."""
+  a, b = (x if d is None else jnp.moveaxis(x, d, 0)
+          for x, d in zip(args, dims))
+  in_batched = [d is not None for d in dims]
+  rank = max(x.ndim - batched for x, batched in zip((a, b), in_batched))
+  a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
+          if batched else x for x, batched in zip((a, b), in_batched))
+  return product(a, b, op), 0

@@ -33,13 +33,13 @@ jit_product = functools.partial(
 
 @dataclasses.dataclass(frozen=True)
 class Op:
-  """Everything static about one product: hashable, for custom_vjp."""
+  """Everything static about one product: hashable, a primitive's param."""
 
   kernel: Kernel
   config: Any  # The kernel's config class; None and "auto" select one.
   precision: Any
   out_dtype: Any
-  interpret: bool
+  interpret: bool | None  # None: per lowering platform (platforms.py).
   transpose_a: bool = False  # a is stored (..., K, M).
   transpose_b: bool = False  # b is stored (..., N, K).
 

@@ -44,6 +44,9 @@ class MatmulCall(NamedTuple):
   precision: (lax.Precision | tuple[lax.Precision, lax.Precision]
               | lax.DotAlgorithmPreset | None)
   interpret: bool
+  # interpret=None: the lowering interprets for the CPU and compiles for a
+  # GPU (platforms.py); `interpret` is what JAX's default backend gets.
+  interpret_per_platform: bool = False
 
   @property
   def is_empty(self) -> bool:
@@ -72,6 +75,25 @@ def _check_operand(name: str, x) -> None:
         f"{name}.dtype={x.dtype} is not supported; supported dtypes are"
         f" {_SUPPORTED_NAMES}."
     )
+
+
+# --- Mixed dtypes (issue 28): jnp.matmul's promotion, JAX's own rules. ---
+def promoted_dtype(a, b) -> np.dtype:
+  """The dtype jnp.matmul computes `a @ b` in: `jnp.result_type` of the two
+  (weak types included), e.g. bfloat16 x float32 -> float32, float16 x
+  bfloat16 -> float32; float8 promotes to nothing (JAX refuses it)."""
+  try:
+    dtype = jnp.result_type(a, b)
+  except jax.dtypes.TypePromotionError as e:
+    raise TypeError(
+        f"a.dtype={a.dtype} and b.dtype={b.dtype} do not promote, as in"
+        f" jnp.matmul: {e}") from None
+  if dtype not in SUPPORTED_DTYPES:
+    raise TypeError(
+        f"a.dtype={a.dtype} and b.dtype={b.dtype} promote to {dtype}, which"
+        f" is not supported; supported dtypes are {_SUPPORTED_NAMES}.")
+  return jnp.dtype(dtype)
+# --- end mixed dtypes ---
 
 
 def is_highest(precision) -> bool:
@@ -122,11 +144,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   """Checks one call's operands and keywords; returns them resolved."""
   _check_operand("a", a)
   _check_operand("b", b)
-  if a.dtype != b.dtype:
-    raise TypeError(
-        f"a and b must have the same dtype, got a.dtype={a.dtype} and"
-        f" b.dtype={b.dtype}; cast one of them explicitly."
-    )
+  dtype = promoted_dtype(a, b)
   k, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
   if k != k_b:
     b_axis = "b.shape[0]" if b.ndim == 1 else "b.shape[-2]"
@@ -149,7 +167,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   out_shape = (*batch, *((m,) if a.ndim > 1 else ()),
                *((n,) if b.ndim > 1 else ()))
   if preferred_element_type is None:
-    out_dtype = jnp.dtype(a.dtype)
+    out_dtype = dtype
   else:
     try:
       out_dtype = jnp.dtype(preferred_element_type)
@@ -162,9 +180,10 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
       )
   return MatmulCall(
       m=m, n=n, k=k, batch=batch, out_shape=out_shape,
-      dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
+      dtype=dtype, out_dtype=out_dtype,
       precision=_canonical_precision(precision),
       interpret=resolve_interpret(interpret),
+      interpret_per_platform=interpret is None,
   )
 
 

@@ -1,8 +1,9 @@
-"""Reverse-mode autodiff through the Pallas kernels.
+"""Autodiff through the Pallas kernels, in both modes.
 
 The backward products run our own kernels on the operands as stored; the
 gradients are checked numerically (check_grads, float32 at HIGHEST) and
-against float64 references in every dtype.
+against float64 references in every dtype. Forward and mixed modes are
+checked against jnp.matmul's derivatives.
 """
 
 import jax
@@ -42,8 +43,8 @@ def test_check_grads_first_and_second_order(impl, shapes, rng):
   # central differences lose little to a wide step, and float32 rounding
   # would swamp a narrow one: with JAX's default step, a second-order check
   # on the H200 missed by 3% on one seed.
-  check_grads(fn, (a, b), order=2, modes=["rev"], atol=1e-2, rtol=1e-2,
-              eps=1e-2)
+  check_grads(fn, (a, b), order=2, modes=["fwd", "rev"], atol=1e-2,
+              rtol=1e-2, eps=1e-2)
 
 
 def _grad_references(a, b, ct):
@@ -111,32 +112,86 @@ def test_preferred_element_type_and_precision_carry_through(impl, rng):
   helpers.assert_matmul_close(db, a.T, ct, precision=highest)
 
 
-def _primitive_names(jaxpr):
-  names = []
-  for eqn in jaxpr.eqns:
-    names.append(eqn.primitive.name)
-    for param in eqn.params.values():
-      inner = getattr(param, "jaxpr", None)
-      if inner is not None:
-        names += _primitive_names(getattr(inner, "jaxpr", inner))
-  return names
+PRODUCT = "pallas_tiled_product"
 
 
 @pytest.mark.parametrize("impl", KERNELS)
 def test_backward_reads_operands_in_place(impl):
-  """Forward and backward: three kernels and no transposed copies."""
+  """Forward and backward: three kernels and no transposed copies, nor
+  any XLA dot."""
   a, b = jnp.ones((64, 32), jnp.bfloat16), jnp.ones((32, 16), jnp.bfloat16)
   loss = lambda x, y: IMPLS[impl](x, y).astype(jnp.float32).sum()
-  names = _primitive_names(jax.make_jaxpr(jax.grad(loss, (0, 1)))(a, b).jaxpr)
+  jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 1)))(a, b).jaxpr
+  names = helpers.primitive_names(jaxpr)
+  assert names.count(PRODUCT) == 3 and "dot_general" not in names
+  names = helpers.primitive_names(jaxpr, expand_kernels=True)
   assert names.count("pallas_call") == 3
   assert "transpose" not in names
 
 
-@pytest.mark.parametrize("impl", KERNELS)
-def test_forward_mode_is_refused_clearly(impl):
-  a, b = jnp.ones((4, 8)), jnp.ones((8, 3))
-  with pytest.raises(TypeError, match="forward-mode autodiff"):
-    jax.jvp(IMPLS[impl], (a, b), (a, b))
+def _tanh_loss(matmul):
+  """A scalar loss whose second derivatives are not just products."""
+  return lambda x, y: jnp.tanh(matmul(x, y, precision="highest")).sum()
+
+
+def _jvp_both(matmul):
+  return lambda x, y: jax.jvp(lambda x, y: matmul(x, y, precision="highest"),
+                              (x, y), (jnp.cos(x), jnp.sin(y)))
+
+
+def _linearized(matmul):
+  def fn(x, y):
+    _, lin = jax.linearize(lambda x: matmul(x, y, precision="highest"), x)
+    return lin(jnp.cos(x))
+  return fn
+
+
+# Each transform of a matmul-based function; first and second derivatives
+# in forward, reverse and mixed modes.
+TRANSFORMS = {
+    "jvp": _jvp_both,
+    "linearize": _linearized,
+    "jacfwd": lambda mm: jax.jacfwd(
+        lambda x, y: mm(x, y, precision="highest"), (0, 1)),
+    "hessian": lambda mm: jax.hessian(_tanh_loss(mm), (0, 1)),
+    "jacfwd_of_grad": lambda mm: jax.jacfwd(jax.grad(_tanh_loss(mm), 1), 0),
+    "jacrev_of_jacfwd": lambda mm: jax.jacrev(jax.jacfwd(_tanh_loss(mm), 0),
+                                              1),
+    "grad_of_jvp": lambda mm: jax.grad(
+        lambda x, y: _jvp_both(mm)(x, y)[1].sum() ** 2, (0, 1)),
+}
+# A plain product, a broadcast batch, a vector.
+TRANSFORM_SHAPES = [((3, 5), (5, 2)), ((2, 1, 3, 4), (3, 4, 2)),
+                    ((4,), (4, 3))]
+
+
+@pytest.mark.parametrize("shapes", TRANSFORM_SHAPES, ids=_shapes_id)
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_forward_and_mixed_modes_match_jnp(transform, shapes, rng):
+  """Every derivative matches jnp.matmul's and runs only our kernels: no
+  dot_general in the jaxpr outside them."""
+  a, b = (helpers.random_array(rng, s, jnp.float32) for s in shapes)
+  ours, ref = (TRANSFORMS[transform](mm)
+               for mm in (pallas_tiled.matmul, jnp.matmul))
+  names = helpers.primitive_names(jax.make_jaxpr(ours)(a, b).jaxpr)
+  assert PRODUCT in names and "dot_general" not in names
+  for out, want in zip(jax.tree.leaves(jax.jit(ours)(a, b)),
+                       jax.tree.leaves(ref(a, b))):
+    assert out.shape == want.shape and out.dtype == want.dtype
+    np.testing.assert_allclose(out, want, rtol=1e-5,
+                               atol=1e-5 * float(jnp.abs(want).max()))
+
+
+@pytest.mark.parametrize("argnums, products", [((0, 1), 3), ((0,), 2)])
+def test_jvp_costs_one_kernel_per_nonzero_tangent(argnums, products):
+  """dC = dA·B + A·dB: a zero tangent (an argument not differentiated)
+  adds no kernel."""
+  a, b = jnp.ones((8, 4)), jnp.ones((4, 2))
+  fn = lambda *xs: pallas_tiled.matmul(*xs, b) if len(xs) == 1 else (
+      pallas_tiled.matmul(*xs))
+  primals = (a, b)[:len(argnums)]
+  jaxpr = jax.make_jaxpr(lambda *p: jax.jvp(fn, p, p))(*primals).jaxpr
+  assert helpers.primitive_names(jaxpr).count(PRODUCT) == products
 
 
 def _mlp_loss(matmul, params, x, y):
