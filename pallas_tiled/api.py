@@ -74,6 +74,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     and 128 deep with at least 16 CTA tiles of 128x64, or with any number
     of tiles for float32 at HIGHEST (its tripled K makes each tile 3x the
     work: 1.21x jnp.matmul at 1024^3 on an H200, Triton 0.95x).
+  Symbolic dimensions (jax.export) run on Triton.
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
@@ -89,6 +90,14 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         f"backend='mosaic' computes float32 at default precision (TF32) or"
         f" HIGHEST (three-pass TF32), but precision={call.precision!r}; use"
         " backend='triton' (or 'auto') for it.")
+  if call.symbolic:  # Issue 28: symbolic (jax.export) dimensions.
+    if backend == "mosaic":
+      raise ValueError(
+          "backend='mosaic' needs static shapes (its TMA descriptors and"
+          f" tile plans are built from them), but M={call.m}, N={call.n},"
+          f" K={call.k}, batch={call.batch} has a symbolic dimension; use"
+          " backend='triton' or 'auto'.")
+    return "triton"
   capability = device.compute_capability()
   hopper = capability in device.HOPPER_CAPABILITIES
   if backend == "mosaic" and not call.interpret and not hopper:

@@ -49,6 +49,11 @@ class MatmulCall(NamedTuple):
   interpret_per_platform: bool = False
 
   @property
+  def symbolic(self) -> bool:
+    """True when a dimension is symbolic (jax.export shape polymorphism)."""
+    return is_symbolic(self.m, self.n, self.k, *self.batch)
+
+  @property
   def is_empty(self) -> bool:
     """True when jnp.matmul's answer needs no kernel (a zero dimension)."""
     return 0 in (self.m, self.n, self.k, *self.batch)
@@ -94,6 +99,36 @@ def promoted_dtype(a, b) -> np.dtype:
         f" is not supported; supported dtypes are {_SUPPORTED_NAMES}.")
   return jnp.dtype(dtype)
 # --- end mixed dtypes ---
+
+
+# --- Symbolic dimensions (issue 28): jax.export's shape polymorphism. ---
+def is_symbolic(*dims) -> bool:
+  """Whether any of `dims` is symbolic: then no comparison on it is safe
+  (it raises InconclusiveDimensionOperation), so configs are chosen
+  without looking at sizes."""
+  return any(jax.export.is_symbolic_dim(d) for d in dims)
+
+
+def symbolic_dims_text(m, n, k, batch) -> str:
+  """The symbolic ones of a product's dimensions, for error messages."""
+  named = (("M", m), ("N", n), ("K", k), *((f"batch[{i}]", d)
+                                            for i, d in enumerate(batch)))
+  return ", ".join(f"{name}={d}" for name, d in named if is_symbolic(d))
+
+
+def check_static_k(k) -> None:
+  """Raises ValueError for a symbolic K: each grid program's BlockSpecs
+  hold its whole K strip, and Pallas refuses blocks of symbolic shape
+  ("shape polymorphism for Pallas does not support dynamically-shaped
+  blocks"). M, N and the batch may be symbolic (the grid's sizes)."""
+  if is_symbolic(k):
+    raise ValueError(
+        f"K={k} is symbolic, but the kernels need a static K (each"
+        " program's blocks span all of K, and Pallas takes no block of"
+        " symbolic shape); M, N and batch dimensions may be symbolic, but"
+        " a gradient contracts over them (dB = Aᵀ·dC contracts over M),"
+        " so differentiate only with static ones.")
+# --- end symbolic dimensions ---
 
 
 def is_highest(precision) -> bool:
@@ -154,7 +189,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
         f" {b_axis}."
     )
   try:
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
   except ValueError:
     raise ValueError(
         f"batch dimensions do not broadcast: a.shape={tuple(a.shape)} has"
@@ -190,11 +225,13 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
 def check_kernel_dims(call: MatmulCall) -> None:
   """Raises ValueError if a dimension of `call` is past what the Pallas
   kernels index (MAX_KERNEL_DIM); jnp.matmul (`xla_matmul`) has no such
-  limit."""
+  limit. A symbolic dimension is unknown until the call: not checked;
+  a symbolic K is refused (`check_static_k`)."""
+  check_static_k(call.k)
   batch = math.prod(call.batch)
   for name, size in (("M", call.m), ("N", call.n), ("K", call.k),
                      ("the batch (all batch dimensions together)", batch)):
-    if size > MAX_KERNEL_DIM:
+    if not is_symbolic(size) and size > MAX_KERNEL_DIM:
       raise ValueError(
           f"{name} = {size} is over {MAX_KERNEL_DIM} (2^31 - 1), the largest"
           " dimension the Pallas kernels index with 32-bit integers; split"

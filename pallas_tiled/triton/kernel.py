@@ -227,8 +227,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
 
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config a call runs when given none: see
-  `tuning.cache.select_config`."""
+  `tuning.cache.select_config`; with a symbolic dimension, a fixed one."""
   del out_dtype  # The Triton configs hold for every output dtype.
+  if validation.is_symbolic(m, n, k):
+    return heuristics.symbolic_shape_config(dtype)
   return tuning_cache.select_config(
       "triton", m, n, k, dtype, precision, auto=auto,
       default=lambda: heuristics.default_tiled_config(m, n, k, dtype,
