@@ -144,8 +144,9 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   result dtype is the inputs' unless `preferred_element_type` sets it;
   float32 at default precision may use TF32 on GPU, as XLA does, and
   `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
-  Accumulation is always float32. Differentiable in reverse mode (jax.grad;
-  the backward runs these kernels too) and batchable with jax.vmap.
+  Accumulation is always float32. Differentiable in both modes (jax.grad,
+  jax.jvp, jax.hessian: derivatives run these kernels too) and batchable
+  with jax.vmap. Mixed dtypes promote as in jnp.matmul.
 
   config: a TileConfig (Triton) or a MosaicConfig (Mosaic GPU), for the
     forward product (backward products pick their own); None for the table
