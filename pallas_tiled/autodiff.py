@@ -33,6 +33,7 @@ import jax.numpy as jnp
 from pallas_tiled import batching
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import platforms
+from pallas_tiled import validation
 
 product_p = jex_core.Primitive("pallas_tiled_product")
 
@@ -90,7 +91,9 @@ def _transpose_b(g, a, b, *, op):
   """dop(B) = op(A)ᵀ dC."""
   mm = _cotangent_product(op, b.aval.dtype)
   ta = op.transpose_a
-  b_shared = math.prod(b.aval.shape[:-2]) == 1 and math.prod(g.shape[:-2]) > 1
+  b_shared = (not validation.is_symbolic(*g.shape[:-2])
+              and math.prod(b.aval.shape[:-2]) == 1
+              and math.prod(g.shape[:-2]) > 1)
   if b_shared and a.shape[:-2] == g.shape[:-2] and not ta:
     # b served every batch element: its gradient sums over the batch, which
     # folds into the contraction: (batch * M, K)ᵀ (batch * M, N).

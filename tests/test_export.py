@@ -83,6 +83,22 @@ def test_symbolic_dims_export_for_the_cpu(case, rng):
   helpers.assert_matmul_close(out, a, b, precision="highest")
 
 
+def test_symbolic_batch_exports_its_gradient(rng):
+  """A gradient contracts over the batch and M (dB = Aᵀ·dC): with a
+  symbolic batch and a static M, per-batch products summed."""
+  loss = lambda a, b: jnp.tanh(_highest(a, b)).sum()
+  ref_loss = lambda a, b: jnp.tanh(jnp.matmul(a, b, precision="highest")).sum()
+  exported = _export(
+      jax.grad(loss, (0, 1)), jax.ShapeDtypeStruct((BATCH, 8, 40), jnp.float32),
+      jax.ShapeDtypeStruct((40, 24), jnp.float32), platforms=("cpu",))
+  a = helpers.random_array(rng, (3, 8, 40), jnp.float32)
+  b = helpers.random_array(rng, (40, 24), jnp.float32)
+  for grad, ref in zip(_on_cpu(exported.call, a, b),
+                       jax.grad(ref_loss, (0, 1))(a, b)):
+    np.testing.assert_allclose(grad, ref, rtol=1e-5,
+                               atol=1e-5 * float(jnp.abs(ref).max()))
+
+
 @pytest.mark.parametrize("specs, platforms, words", [
     (((M, 40), (40, N)), ("cuda",), ["static shapes only", "M=m, N=n"]),
     (((8, M), (M, 4)), ("cpu",), ["K=m is symbolic"]),
