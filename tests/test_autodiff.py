@@ -176,11 +176,13 @@ def test_forward_and_mixed_modes_match_jnp(transform, rng):
   ours, ref = make(pallas_tiled.matmul), make(jnp.matmul)
   names = helpers.primitive_names(jax.make_jaxpr(ours)(a, b).jaxpr)
   assert PRODUCT in names and "dot_general" not in names
+  # HIGHEST is three-pass TF32 on the GPU (jnp's is IEEE float32): its
+  # products differ by ~1e-6; a wrong term would differ by O(1).
   for out, want in zip(jax.tree.leaves(jax.jit(ours)(a, b)),
                        jax.tree.leaves(ref(a, b))):
     assert out.shape == want.shape and out.dtype == want.dtype
-    np.testing.assert_allclose(out, want, rtol=1e-5,
-                               atol=1e-5 * float(jnp.abs(want).max()))
+    np.testing.assert_allclose(out, want, rtol=1e-4,
+                               atol=1e-4 * float(jnp.abs(want).max()))
 
 
 JVPS = {
