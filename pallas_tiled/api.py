@@ -86,6 +86,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
     and 128 deep with at least 16 CTA tiles of 128x64, or with any number
     of tiles for float32 at HIGHEST (its tripled K makes each tile 3x the
     work: 1.21x jnp.matmul at 1024^3 on an H200, Triton 0.95x).
+  Symbolic dimensions (jax.export) run on Triton.
   """
   if backend not in BACKENDS:
     raise ValueError(f"backend={backend!r} is not one of {BACKENDS}.")
@@ -106,6 +107,14 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
         f"backend='mosaic' computes float32 at default precision (TF32) or"
         f" HIGHEST (three-pass TF32), but precision={call.precision!r}; use"
         " backend='triton' (or 'auto') for it.")
+  if call.symbolic:  # Issue 28: symbolic (jax.export) dimensions.
+    if backend == "mosaic":
+      raise ValueError(
+          "backend='mosaic' needs static shapes (its TMA descriptors and"
+          f" tile plans are built from them), but M={call.m}, N={call.n},"
+          f" K={call.k}, batch={call.batch} has a symbolic dimension; use"
+          " backend='triton' or 'auto'.")
+    return "triton"
   capability = device.compute_capability()
   hopper = capability in device.HOPPER_CAPABILITIES
   if backend == "mosaic" and not call.interpret and not hopper:
@@ -157,9 +166,9 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   float32 at default precision may use TF32 on GPU, as XLA does, and
   `precision=jax.lax.Precision.HIGHEST` gives full float32 accuracy.
   Accumulation is float32 (int32 for int8, float64 for float64; complex
-  runs three real products: dtypes.py). Differentiable in reverse mode
-  (jax.grad; the backward runs these kernels too) and batchable with
-  jax.vmap.
+  runs three real products: dtypes.py). Differentiable in both modes
+  (jax.grad, jax.jvp, jax.hessian: derivatives run these kernels too) and
+  batchable with jax.vmap. Mixed dtypes promote as in jnp.matmul.
 
   config: a TileConfig (Triton) or a MosaicConfig (Mosaic GPU), for the
     forward product (backward products pick their own); None for the table

@@ -1,13 +1,21 @@
-"""jnp.matmul's semantics for every kernel, differentiable in reverse mode.
+"""jnp.matmul's semantics for every kernel, in both modes of autodiff.
 
 `matmul(kernel, ...)` is the front door each public entry point calls once
-its arguments are checked: vectors become (1, K) rows or (K, 1) columns as
-in jnp.matmul, batches go to `batching`, and the product is a
-`jax.custom_vjp` whose backward runs the same kernel, reading the operands
-transposed where they lie: dA = dC·Bᵀ and dB = Aᵀ·dC, no transposed
-copies. The backward is itself differentiable, so second-order reverse mode
-works. Forward mode (`jax.jvp`, `jax.jacfwd`) is not supported: JAX does
-not allow it through a custom_vjp and raises a TypeError saying so.
+its arguments are checked: operands are cast once to their promoted dtype,
+vectors become (1, K) rows or (K, 1) columns as in jnp.matmul, and the
+product binds `product_p`, a bilinear primitive like `lax.dot_general`:
+* forward mode: dC = dA·B + A·dB, two more products on the same kernel
+  (a zero tangent costs nothing: JAX skips its term);
+* transpose (reverse mode): dA = dC·Bᵀ and dB = Aᵀ·dC on the same kernel,
+  reading the operands transposed where they lie, no transposed copies;
+* vmap: `batching.vmap_rule`; lowering: `platforms.register_lowerings`.
+Every rule binds `product_p` again, so any composition (grad of jvp,
+jacfwd of grad, hessian, vmap of either) runs only our kernels.
+
+A primitive because JAX's higher-level routes each miss a case: a
+custom_vjp cannot be jvp'ed; a custom_jvp's tangent must be transposable,
+which a pallas_call is not; `linear_call` transposes it but cannot take a
+tangent in its residual operand (forward over reverse, as in jax.hessian).
 """
 
 from __future__ import annotations
@@ -17,19 +25,31 @@ import functools
 import math
 
 import jax
+from jax.extend import core as jex_core
+from jax.interpreters import ad
+from jax.interpreters import batching as jax_batching
 import jax.numpy as jnp
 
 from pallas_tiled import batching
 from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import platforms
+from pallas_tiled import validation
+
+product_p = jex_core.Primitive("pallas_tiled_product")
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
-def _product(a, b, op: kernel_lib.Op) -> jax.Array:
-  return batching.batchable(op)(a, b)
+def product(a, b, op: kernel_lib.Op) -> jax.Array:
+  """op(a) @ op(b) for operands of rank >= 2 (batch dims broadcast)."""
+  return product_p.bind(a, b, op=op)
 
 
-def _product_fwd(a, b, op):
-  return _product(a, b, op), (a, b)
+def _abstract_eval(a, b, *, op):
+  problem = batching.BatchedProblem.from_shapes(
+      a.shape, b.shape, transpose_a=op.transpose_a,
+      transpose_b=op.transpose_b)
+  out = jax.core.ShapedArray((*problem.batch, problem.m, problem.n),
+                             op.out_dtype)
+  return out, platforms.host_effects(batching.launch, a, b, op)
 
 
 def _sum_to_shape(x, shape):
@@ -47,38 +67,60 @@ def _sum_to_shape(x, shape):
   return x.sum(axis=axes, keepdims=True) if axes else x
 
 
-def _product_bwd(op, residuals, g):
-  a, b = residuals
-  ta, tb = op.transpose_a, op.transpose_b
-  g = g.astype(a.dtype)  # Backward products run in the operands' dtype.
-  grad_op = dataclasses.replace(op, out_dtype=a.dtype)
-  mm = lambda x, y, tx, ty: _product(x, y, grad_op.transposed(tx, ty))
-  # With op(X) the operand as multiplied (X, or X stored transposed):
-  # dop(A) = dC op(B)ᵀ and dop(B) = op(A)ᵀ dC, each read in place.
-  da = mm(g, b, False, not tb) if not ta else mm(b, g, tb, True)
-  batch_size = math.prod(g.shape[:-2])
-  b_shared = math.prod(b.shape[:-2]) == 1 and batch_size > 1
+def _cotangent_product(op, dtype):
+  """The backward's product in the given layouts: in the operands' dtype,
+  which is also the cotangent's (a float32 dC of a bfloat16 product runs
+  through bfloat16 kernels)."""
+  grad_op = dataclasses.replace(op, out_dtype=jnp.dtype(dtype))
+  return lambda x, y, tx, ty: product(x.astype(dtype), y.astype(dtype),
+                                      grad_op.transposed(tx, ty))
+
+
+def _transpose_a(g, a, b, *, op):
+  """dop(A) = dC op(B)ᵀ, with op(X) the operand as multiplied (X, or X
+  stored transposed), each read in place."""
+  mm = _cotangent_product(op, a.aval.dtype)
+  if op.transpose_a:
+    da = mm(b, g, op.transpose_b, True)
+  else:
+    da = mm(g, b, False, not op.transpose_b)
+  return _sum_to_shape(da, a.aval.shape)
+
+
+def _transpose_b(g, a, b, *, op):
+  """dop(B) = op(A)ᵀ dC."""
+  mm = _cotangent_product(op, b.aval.dtype)
+  ta = op.transpose_a
+  b_shared = (not validation.is_symbolic(*g.shape[:-2])
+              and math.prod(b.aval.shape[:-2]) == 1
+              and math.prod(g.shape[:-2]) > 1)
   if b_shared and a.shape[:-2] == g.shape[:-2] and not ta:
     # b served every batch element: its gradient sums over the batch, which
     # folds into the contraction: (batch * M, K)ᵀ (batch * M, N).
     a, g = a.reshape(-1, a.shape[-1]), g.reshape(-1, g.shape[-1])
-  db = mm(a, g, not ta, False) if not tb else mm(g, a, True, ta)
-  return (_sum_to_shape(da, residuals[0].shape),
-          _sum_to_shape(db, residuals[1].shape))
+  db = mm(g, a, True, ta) if op.transpose_b else mm(a, g, not ta, False)
+  return _sum_to_shape(db, b.aval.shape)
 
 
-_product.defvjp(_product_fwd, _product_bwd)
+product_p.def_effectful_abstract_eval(_abstract_eval)
+product_p.def_impl(platforms.eager_impl(batching.launch))
+ad.defbilinear(product_p, _transpose_a, _transpose_b)
+jax_batching.primitive_batchers[product_p] = functools.partial(
+    batching.vmap_rule, product)
+platforms.register_lowerings(product_p, batching.launch)
 
 
 def matmul(kernel: kernel_lib.Kernel, a, b, call, config) -> jax.Array:
   """`a @ b` with `kernel`, for a call checked by `validation`."""
   if call.is_empty:
     return call.empty_result()
-  a, b = jnp.asarray(a), jnp.asarray(b)
+  # jnp.matmul's promotion, one cast outside the kernel (none if equal).
+  a, b = jnp.asarray(a, call.dtype), jnp.asarray(b, call.dtype)
+  interpret = None if call.interpret_per_platform else call.interpret
   op = kernel_lib.Op(kernel, config, call.precision, call.out_dtype,
-                     call.interpret)
+                     interpret)
   # jnp.matmul's promotion: a vector a is a (1, K) row, a vector b a (K, 1)
   # column, and the unit dimension is dropped from the result.
-  out = _product(a.reshape(1, -1) if a.ndim == 1 else a,
-                 b.reshape(-1, 1) if b.ndim == 1 else b, op)
+  out = product(a.reshape(1, -1) if a.ndim == 1 else a,
+                b.reshape(-1, 1) if b.ndim == 1 else b, op)
   return out.reshape(call.out_shape)

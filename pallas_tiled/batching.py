@@ -6,19 +6,16 @@ against each other as in NumPy. The kernels see each operand flattened to
 and a grid with one axis over the flattened output batch; the BlockSpec index
 maps turn that axis back into each operand's own batch index
 (`BatchedProblem`), so a broadcast operand is read in place, never
-materialized. `jax.vmap` adds one more batch dimension (`batchable`).
+materialized. `jax.vmap` adds one more batch dimension (`vmap_rule`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import jax
-from jax import custom_batching
 import jax.numpy as jnp
-import numpy as np
 
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import validation
@@ -66,7 +63,7 @@ class BatchedProblem:
     """The problem for operands of these (checked, rank >= 2) shapes."""
     m, k = a_shape[-2:][::-1] if transpose_a else a_shape[-2:]
     n = b_shape[-2] if transpose_b else b_shape[-1]
-    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    batch = jnp.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     pad = lambda s: (1,) * (len(batch) - len(s)) + tuple(s)
     return cls(batch, pad(a_shape[:-2]), pad(b_shape[:-2]), m, n, k,
                transpose_a, transpose_b)
@@ -97,9 +94,27 @@ def selection_shape(problem: BatchedProblem) -> tuple[int, int, int]:
 
   Tiles are chosen for the rows of all batch elements together, which decide
   how many programs there are, unless the matrices are skinny (M < 64).
+  With a symbolic dimension, M itself (the kernels pick a fixed config).
   """
+  if validation.is_symbolic(problem.m, *problem.batch):
+    return problem.m, problem.n, problem.k
   rows = problem.m * (problem.size if problem.m >= 64 else 1)
   return rows, problem.n, problem.k
+
+
+def _check_symbolic(problem: BatchedProblem, interpret: bool) -> None:
+  """Raises ValueError for symbolic dimensions the kernels cannot take: K
+  (a backward product's K is the forward's M or N), or any, compiled."""
+  validation.check_static_k(problem.k)
+  if not interpret:
+    dims = validation.symbolic_dims_text(problem.m, problem.n, problem.k,
+                                         problem.batch)
+    raise ValueError(
+        "pallas_tiled compiles GPU kernels for static shapes only, but this"
+        f" product has symbolic dimensions ({dims}): Pallas' Triton"
+        " lowering has no dynamic grid bounds. Export symbolic shapes for"
+        " platforms=('cpu',) (interpret mode), or concrete shapes for"
+        " 'cuda'.")
 
 
 def launch(a, b, op: kernel_lib.Op) -> jax.Array:
@@ -110,7 +125,9 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
   out_shape = (*problem.batch, problem.m, problem.n)
   if 0 in (problem.size, problem.m, problem.n, problem.k):
     return jnp.zeros(out_shape, op.out_dtype)
-  if (problem.size > 1 and math.prod(problem.b_batch) == 1
+  symbolic = validation.is_symbolic(*problem.batch, problem.m, problem.n,
+                                    problem.k)
+  if (not symbolic and problem.size > 1 and math.prod(problem.b_batch) == 1
       and problem.a_batch == problem.batch and not op.transpose_a
       and problem.size * problem.m <= validation.MAX_KERNEL_DIM):
     # Every batch element shares b: fold the batch into a's rows, one
@@ -119,6 +136,8 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
     a = a.reshape(-1, problem.k)
     problem = BatchedProblem.from_shapes(
         a.shape, b.shape[-2:], transpose_b=op.transpose_b)
+  if symbolic:
+    _check_symbolic(problem, op.interpret)
   config = op.config
   if config is None or config == "auto":
     config = op.kernel.select_config(*selection_shape(problem), a.dtype,
@@ -131,23 +150,15 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
   return out.reshape(out_shape)
 
 
-@functools.cache
-def batchable(op: kernel_lib.Op):
-  """`launch` for `op`, with a jax.vmap rule onto the batch grid axis."""
-
-  @custom_batching.custom_vmap
-  def product(a, b):
-    return launch(a, b, op)
-
-  @product.def_vmap
-  def _vmap_rule(axis_size, in_batched, a, b):
-    del axis_size
-    # Batch dimensions align from the right, so the mapped axis (in front)
-    # must sit left of every per-example batch dimension: pad the shorter
-    # batched operand with unit dimensions behind it.
-    rank = max(x.ndim - batched for x, batched in zip((a, b), in_batched))
-    a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
-            if batched else x for x, batched in zip((a, b), in_batched))
-    return product(a, b), True
-
-  return product
+def vmap_rule(product, args, dims, *, op):
+  """The product primitive's jax.vmap rule: the mapped axis becomes one
+  more batch dimension, in front (batch dimensions align from the right, so
+  it must sit left of every per-example one: the operand with fewer gets
+  unit dimensions behind it)."""
+  a, b = (x if d is None else jnp.moveaxis(x, d, 0)
+          for x, d in zip(args, dims))
+  in_batched = [d is not None for d in dims]
+  rank = max(x.ndim - batched for x, batched in zip((a, b), in_batched))
+  a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
+          if batched else x for x, batched in zip((a, b), in_batched))
+  return product(a, b, op), 0

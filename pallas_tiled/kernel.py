@@ -33,15 +33,23 @@ jit_product = functools.partial(
 
 @dataclasses.dataclass(frozen=True)
 class Op:
-  """Everything static about one product: hashable, for custom_vjp."""
+  """Everything static about one product: hashable, a primitive's param."""
 
   kernel: Kernel
   config: Any  # The kernel's config class; None and "auto" select one.
   precision: Any
   out_dtype: Any
-  interpret: bool
+  interpret: bool | None  # None: per lowering platform (platforms.py).
   transpose_a: bool = False  # a is stored (..., K, M).
   transpose_b: bool = False  # b is stored (..., N, K).
+
+  def __repr__(self) -> str:
+    """Short, for jaxprs: the kernel by name, the layouts as "nn".."tt"."""
+    layouts = "".join("t" if t else "n"
+                      for t in (self.transpose_a, self.transpose_b))
+    return (f"Op({self.kernel.name}, {layouts}, config={self.config},"
+            f" precision={self.precision}, out_dtype={self.out_dtype},"
+            f" interpret={self.interpret})")
 
   def transposed(self, transpose_a: bool, transpose_b: bool) -> Op:
     """This op for a backward product in the given layouts, on the same

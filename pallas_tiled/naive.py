@@ -93,6 +93,8 @@ def default_naive_config(m: int, n: int, k: int, dtype,
 
 def _select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   del out_dtype, auto  # The naive kernel has nothing to tune.
+  if validation.is_symbolic(m, n):  # jax.export: the largest tiles.
+    return default_naive_config(32, 32, k, dtype, precision)
   return default_naive_config(m, n, k, dtype, precision)
 
 

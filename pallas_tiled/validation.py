@@ -44,6 +44,14 @@ class MatmulCall(NamedTuple):
   precision: (lax.Precision | tuple[lax.Precision, lax.Precision]
               | lax.DotAlgorithmPreset | None)
   interpret: bool
+  # interpret=None: the lowering interprets for the CPU and compiles for a
+  # GPU (platforms.py); `interpret` is what JAX's default backend gets.
+  interpret_per_platform: bool = False
+
+  @property
+  def symbolic(self) -> bool:
+    """True when a dimension is symbolic (jax.export shape polymorphism)."""
+    return is_symbolic(self.m, self.n, self.k, *self.batch)
 
   @property
   def is_empty(self) -> bool:
@@ -70,6 +78,55 @@ def _check_operand(name: str, x) -> None:
   reason = dtypes.unsupported_reason(x.dtype)
   if reason:
     raise TypeError(f"{name}.dtype={x.dtype} is not supported: {reason}.")
+
+
+# --- Mixed dtypes (issue 28): jnp.matmul's promotion, JAX's own rules. ---
+def promoted_dtype(a, b) -> np.dtype:
+  """The dtype jnp.matmul computes `a @ b` in: `jnp.result_type` of the two
+  (weak types included), e.g. bfloat16 x float32 -> float32, float16 x
+  bfloat16 -> float32; float8 promotes to nothing (JAX refuses it)."""
+  try:
+    dtype = jnp.result_type(a, b)
+  except jax.dtypes.TypePromotionError as e:
+    raise TypeError(
+        f"a.dtype={a.dtype} and b.dtype={b.dtype} do not promote, as in"
+        f" jnp.matmul: {e}") from None
+  if dtype not in SUPPORTED_DTYPES:
+    raise TypeError(
+        f"a.dtype={a.dtype} and b.dtype={b.dtype} promote to {dtype}, which"
+        f" is not supported; supported dtypes are {_SUPPORTED_NAMES}.")
+  return jnp.dtype(dtype)
+# --- end mixed dtypes ---
+
+
+# --- Symbolic dimensions (issue 28): jax.export's shape polymorphism. ---
+def is_symbolic(*dims) -> bool:
+  """Whether any of `dims` is symbolic: then no comparison on it is safe
+  (it raises InconclusiveDimensionOperation), so configs are chosen
+  without looking at sizes."""
+  return any(jax.export.is_symbolic_dim(d) for d in dims)
+
+
+def symbolic_dims_text(m, n, k, batch) -> str:
+  """The symbolic ones of a product's dimensions, for error messages."""
+  named = (("M", m), ("N", n), ("K", k), *((f"batch[{i}]", d)
+                                            for i, d in enumerate(batch)))
+  return ", ".join(f"{name}={d}" for name, d in named if is_symbolic(d))
+
+
+def check_static_k(k) -> None:
+  """Raises ValueError for a symbolic K: each grid program's BlockSpecs
+  hold its whole K strip, and Pallas refuses blocks of symbolic shape
+  ("shape polymorphism for Pallas does not support dynamically-shaped
+  blocks"). M, N and the batch may be symbolic (the grid's sizes)."""
+  if is_symbolic(k):
+    raise ValueError(
+        f"K={k} is symbolic, but the kernels need a static K (each"
+        " program's blocks span all of K, and Pallas takes no block of"
+        " symbolic shape); M, N and batch dimensions may be symbolic, but"
+        " a gradient contracts over them (dB = Aᵀ·dC contracts over M),"
+        " so differentiate only with static ones.")
+# --- end symbolic dimensions ---
 
 
 def is_highest(precision) -> bool:
@@ -141,11 +198,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   """Checks one call's operands and keywords; returns them resolved."""
   _check_operand("a", a)
   _check_operand("b", b)
-  if a.dtype != b.dtype:
-    raise TypeError(
-        f"a and b must have the same dtype, got a.dtype={a.dtype} and"
-        f" b.dtype={b.dtype}; cast one of them explicitly."
-    )
+  dtype = promoted_dtype(a, b)
   k, k_b = a.shape[-1], b.shape[0] if b.ndim == 1 else b.shape[-2]
   if k != k_b:
     b_axis = "b.shape[0]" if b.ndim == 1 else "b.shape[-2]"
@@ -155,7 +208,7 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
         f" {b_axis}."
     )
   try:
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
   except ValueError:
     raise ValueError(
         f"batch dimensions do not broadcast: a.shape={tuple(a.shape)} has"
@@ -168,25 +221,28 @@ def check_matmul_call(a, b, *, precision=None, preferred_element_type=None,
   out_shape = (*batch, *((m,) if a.ndim > 1 else ()),
                *((n,) if b.ndim > 1 else ()))
   if preferred_element_type is None:
-    out_dtype = jnp.dtype(a.dtype)
+    out_dtype = dtype
   else:
     out_dtype = _check_result_dtype(preferred_element_type, a.dtype)
   return MatmulCall(
       m=m, n=n, k=k, batch=batch, out_shape=out_shape,
-      dtype=jnp.dtype(a.dtype), out_dtype=out_dtype,
+      dtype=dtype, out_dtype=out_dtype,
       precision=_canonical_precision(precision),
       interpret=resolve_interpret(interpret),
+      interpret_per_platform=interpret is None,
   )
 
 
 def check_kernel_dims(call: MatmulCall) -> None:
   """Raises ValueError if a dimension of `call` is past what the Pallas
   kernels index (MAX_KERNEL_DIM); jnp.matmul (`xla_matmul`) has no such
-  limit."""
+  limit. A symbolic dimension is unknown until the call: not checked;
+  a symbolic K is refused (`check_static_k`)."""
+  check_static_k(call.k)
   batch = math.prod(call.batch)
   for name, size in (("M", call.m), ("N", call.n), ("K", call.k),
                      ("the batch (all batch dimensions together)", batch)):
-    if size > MAX_KERNEL_DIM:
+    if not is_symbolic(size) and size > MAX_KERNEL_DIM:
       raise ValueError(
           f"{name} = {size} is over {MAX_KERNEL_DIM} (2^31 - 1), the largest"
           " dimension the Pallas kernels index with 32-bit integers; split"

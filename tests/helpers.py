@@ -15,8 +15,10 @@ import numpy as np
 
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import autodiff
 from pallas_tiled import batching
 from pallas_tiled import dtypes
+from pallas_tiled import platforms
 
 ON_GPU = jax.default_backend() == "gpu"
 FLOAT8 = jnp.float8_e4m3fn
@@ -95,3 +97,34 @@ def call_with_poisoned_output(fn, a, b, **kwargs):
   run = jax.jit(lambda a, b, poison: fn(a, b, **kwargs), donate_argnums=2,
                 keep_unused=True)
   return run(a, b, poison)
+
+
+def launch_jaxpr(eqn):
+  """What a product primitive's equation lowers to for the CPU: one
+  launch (reshapes, pads, the pallas_call)."""
+  launch = functools.partial(
+      batching.launch, op=platforms.resolved(eqn.params["op"], "cpu"))
+  return jax.make_jaxpr(launch)(*(v.aval for v in eqn.invars)).jaxpr
+
+
+def primitive_names(jaxpr, *, expand_kernels=False):
+  """The primitives of a jaxpr and of the jaxprs in its params, in order.
+
+  With `expand_kernels`, each product primitive is followed by what its
+  lowering traces for the CPU (one launch: reshapes, pads, the pallas_call);
+  without it, the product primitive's own name stands for its kernel, and
+  the kernels' bodies (their dots) are not walked.
+  """
+  names = []
+  for eqn in jaxpr.eqns:
+    names.append(eqn.primitive.name)
+    if eqn.primitive is autodiff.product_p and expand_kernels:
+      names += primitive_names(launch_jaxpr(eqn), expand_kernels=True)
+    if eqn.primitive.name == "pallas_call" and not expand_kernels:
+      continue
+    for param in eqn.params.values():
+      inner = getattr(param, "jaxpr", None)
+      if inner is not None:
+        names += primitive_names(getattr(inner, "jaxpr", inner),
+                                 expand_kernels=expand_kernels)
+  return names

@@ -121,6 +121,30 @@ def test_result_dtype_matches_jnp(impl, dtype, rng):
   assert IMPLS[impl](a, b).dtype == jnp.matmul(a, b).dtype
 
 
+MIXED_DTYPES = [(jnp.bfloat16, jnp.float32, None),
+                (jnp.float16, jnp.bfloat16, None),
+                (jnp.float32, jnp.bfloat16, jnp.bfloat16)]
+
+
+@pytest.mark.parametrize(
+    "a_dtype, b_dtype, out_dtype", MIXED_DTYPES,
+    ids=["bf16xf32", "f16xbf16", "f32xbf16->bf16"])
+@pytest.mark.parametrize("impl", IMPLS)
+def test_mixed_dtypes_promote_as_jnp_matmul(impl, a_dtype, b_dtype,
+                                             out_dtype, rng):
+  """The operands are cast to jnp's promoted dtype, and the product is that
+  dtype's (a float16 x bfloat16 product is float32, by float32 rules)."""
+  a = helpers.random_array(rng, (2, 17, 33), a_dtype)
+  b = helpers.random_array(rng, (33, 9), b_dtype)
+  out = IMPLS[impl](a, b, preferred_element_type=out_dtype,
+                    precision="highest")
+  expected = jnp.matmul(a, b, preferred_element_type=out_dtype)
+  assert out.dtype == expected.dtype
+  promoted = jnp.result_type(a, b)
+  helpers.assert_matmul_close(out, a.astype(promoted), b.astype(promoted),
+                              out_dtype=expected.dtype, precision="highest")
+
+
 @pytest.mark.parametrize("impl", IMPLS)
 def test_composes_under_jit(impl, rng):
   """Two chained products and elementwise work, traced into one jit."""

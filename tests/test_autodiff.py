@@ -1,8 +1,9 @@
-"""Reverse-mode autodiff through the Pallas kernels.
+"""Autodiff through the Pallas kernels, in both modes.
 
 The backward products run our own kernels on the operands as stored; the
 gradients are checked numerically (check_grads, float32 at HIGHEST) and
-against float64 references in every dtype.
+against float64 references in every dtype. Forward and mixed modes are
+checked against jnp.matmul's derivatives.
 """
 
 import jax
@@ -111,32 +112,94 @@ def test_preferred_element_type_and_precision_carry_through(impl, rng):
   helpers.assert_matmul_close(db, a.T, ct, precision=highest)
 
 
-def _primitive_names(jaxpr):
-  names = []
-  for eqn in jaxpr.eqns:
-    names.append(eqn.primitive.name)
-    for param in eqn.params.values():
-      inner = getattr(param, "jaxpr", None)
-      if inner is not None:
-        names += _primitive_names(getattr(inner, "jaxpr", inner))
-  return names
+PRODUCT = "pallas_tiled_product"
 
 
 @pytest.mark.parametrize("impl", KERNELS)
 def test_backward_reads_operands_in_place(impl):
-  """Forward and backward: three kernels and no transposed copies."""
+  """Forward and backward: three kernels and no transposed copies, nor
+  any XLA dot."""
   a, b = jnp.ones((64, 32), jnp.bfloat16), jnp.ones((32, 16), jnp.bfloat16)
   loss = lambda x, y: IMPLS[impl](x, y).astype(jnp.float32).sum()
-  names = _primitive_names(jax.make_jaxpr(jax.grad(loss, (0, 1)))(a, b).jaxpr)
+  jaxpr = jax.make_jaxpr(jax.grad(loss, (0, 1)))(a, b).jaxpr
+  names = helpers.primitive_names(jaxpr)
+  assert names.count(PRODUCT) == 3 and "dot_general" not in names
+  names = helpers.primitive_names(jaxpr, expand_kernels=True)
   assert names.count("pallas_call") == 3
   assert "transpose" not in names
 
 
-@pytest.mark.parametrize("impl", KERNELS)
-def test_forward_mode_is_refused_clearly(impl):
-  a, b = jnp.ones((4, 8)), jnp.ones((8, 3))
-  with pytest.raises(TypeError, match="forward-mode autodiff"):
-    jax.jvp(IMPLS[impl], (a, b), (a, b))
+def _tanh_loss(matmul):
+  """A scalar loss whose second derivatives are not just products."""
+  return lambda x, y: jnp.tanh(matmul(x, y, precision="highest")).sum()
+
+
+def _jvp_both(matmul):
+  return lambda x, y: jax.jvp(lambda x, y: matmul(x, y, precision="highest"),
+                              (x, y), (jnp.cos(x), jnp.sin(y)))
+
+
+def _linearized(matmul):
+  def fn(x, y):
+    _, lin = jax.linearize(lambda x: matmul(x, y, precision="highest"), x)
+    return lin(jnp.cos(x))
+  return fn
+
+
+PLAIN, BROADCAST, VECTOR = ((3, 5), (5, 2)), ((2, 1, 2, 3), (2, 3, 2)), (
+    (3,), (3, 2))
+# Each transform of a matmul-based function, first and second derivatives
+# in forward, reverse and mixed modes, on one of a plain product, a
+# broadcast batch and a vector (interpret mode compiles each case: all
+# nine pairs would cost the CPU suite half a minute).
+TRANSFORMS = {
+    "jvp": (_jvp_both, BROADCAST),
+    "linearize": (_linearized, VECTOR),
+    "jacfwd": (lambda mm: jax.jacfwd(
+        lambda x, y: mm(x, y, precision="highest"), (0, 1)), PLAIN),
+    "hessian": (lambda mm: jax.hessian(_tanh_loss(mm), (0, 1)), VECTOR),
+    "jacfwd_of_grad": (
+        lambda mm: jax.jacfwd(jax.grad(_tanh_loss(mm), 1), 0), BROADCAST),
+    "jacrev_of_jacfwd": (
+        lambda mm: jax.jacrev(jax.jacfwd(_tanh_loss(mm), 0), 1), PLAIN),
+    "grad_of_jvp": (lambda mm: jax.grad(
+        lambda x, y: _jvp_both(mm)(x, y)[1].sum() ** 2, (0, 1)), BROADCAST),
+}
+
+
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_forward_and_mixed_modes_match_jnp(transform, rng):
+  """Every derivative matches jnp.matmul's and runs only our kernels: no
+  dot_general in the jaxpr outside them."""
+  make, shapes = TRANSFORMS[transform]
+  a, b = (helpers.random_array(rng, s, jnp.float32) for s in shapes)
+  ours, ref = make(pallas_tiled.matmul), make(jnp.matmul)
+  names = helpers.primitive_names(jax.make_jaxpr(ours)(a, b).jaxpr)
+  assert PRODUCT in names and "dot_general" not in names
+  # HIGHEST is three-pass TF32 on the GPU (jnp's is IEEE float32): its
+  # products differ by ~1e-6; a wrong term would differ by O(1).
+  for out, want in zip(jax.tree.leaves(jax.jit(ours)(a, b)),
+                       jax.tree.leaves(ref(a, b))):
+    assert out.shape == want.shape and out.dtype == want.dtype
+    np.testing.assert_allclose(out, want, rtol=1e-4,
+                               atol=1e-4 * float(jnp.abs(want).max()))
+
+
+JVPS = {
+    "a_and_b": (lambda a, b: jax.jvp(pallas_tiled.matmul, (a, b), (a, b)),
+                3),
+    "a_only": (lambda a, b: jax.jvp(lambda x: pallas_tiled.matmul(x, b),
+                                    (a,), (a,)), 2),
+}
+
+
+@pytest.mark.parametrize("tangents", list(JVPS))
+def test_jvp_costs_one_kernel_per_nonzero_tangent(tangents):
+  """dC = dA·B + A·dB: a zero tangent (an argument not differentiated)
+  adds no kernel."""
+  fn, products = JVPS[tangents]
+  jaxpr = jax.make_jaxpr(fn)(jnp.ones((8, 4)), jnp.ones((4, 2))).jaxpr
+  assert helpers.primitive_names(jaxpr).count(PRODUCT) == products
 
 
 def _mlp_loss(matmul, params, x, y):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import pallas_tiled
+from pallas_tiled import autodiff
 from pallas_tiled import batching
 from tests import helpers
 
@@ -120,9 +121,12 @@ def test_nested_vmap(rng):
 
 
 def _pallas_grids(jaxpr):
-  """The launch grid of every pallas_call in a (closed) jaxpr, recursively."""
+  """The launch grid of every pallas_call in a jaxpr, recursively (into
+  what our product primitives lower to)."""
   grids = []
   for eqn in jaxpr.eqns:
+    if eqn.primitive is autodiff.product_p:
+      grids += _pallas_grids(helpers.launch_jaxpr(eqn))
     if eqn.primitive.name == "pallas_call":
       mapping = eqn.params["grid_mapping"]
       grids.append((mapping.grid, mapping.vmapped_dims))

@@ -31,6 +31,19 @@ def _float64_config(m: int, n: int, k: int) -> TileConfig:
       align_operands=layouts.has_unaligned_rows(n, k, np.float64))
 
 
+def symbolic_shape_config(dtype) -> TileConfig:
+  """The config for a product with a symbolic dimension (jax.export shape
+  polymorphism), where no size can be compared: 64x64 output tiles (few
+  masked rows or columns on small outputs; the 1024^3-and-up class of
+  128-wide tiles is for known-large outputs), 128-byte K-phases, no
+  operand copies (aligning or staging K-major needs the sizes), no split-K
+  and no grouped order (both compute with the grid's sizes in the kernel).
+  Shape-independent, so valid for every size the exported module is called
+  with."""
+  return TileConfig(64, 64, layouts.swizzle_elements(dtype), num_warps=4,
+                    num_stages=3)
+
+
 def default_tiled_config(m: int, n: int, k: int, dtype,
                          precision=None) -> TileConfig:
   """A plain heuristic for the tiled kernel, from measurements on an H200.

@@ -232,9 +232,12 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
 
 def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   """The config a call runs when given none: see
-  `tuning.cache.select_config`. Where the cost model has coefficients for
-  this device, it picks, and tuned entries apply only to the shape they
-  were tuned on; elsewhere the heuristic fills in for untuned buckets."""
+  `tuning.cache.select_config`; with a symbolic dimension, a fixed one.
+  Where the cost model has coefficients for this device, it picks, and
+  tuned entries apply only to the shape they were tuned on; elsewhere the
+  heuristic fills in for untuned buckets."""
+  if validation.is_symbolic(m, n, k):
+    return heuristics.symbolic_shape_config(dtype)
   modeled = cost_model.choose(m, n, k, dtype, precision, out_dtype=out_dtype,
                               backends=("triton",))
   if modeled is not None:
