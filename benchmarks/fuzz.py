@@ -13,7 +13,11 @@ never a time), and the exit code is non-zero if there is any.
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import subprocess
+import sys
+import tempfile
 
 from absl import app
 from absl import flags
@@ -40,6 +44,11 @@ _DTYPES = flags.DEFINE_list(
     "Input dtypes to draw from: " + ", ".join(fuzzing.DTYPES))
 _JSON_OUT = flags.DEFINE_string("json_out", None,
                                 "Write the summary and failures as JSON here.")
+_WORKERS = flags.DEFINE_integer(
+    "workers", 1, "Processes sharing the cases (case i runs in process"
+    " i % workers); compiling dominates, so a GPU run scales with cores.",
+    lower_bound=1)
+_SHARD = flags.DEFINE_integer("shard", -1, "Internal: this worker's index.")
 
 
 
@@ -58,6 +67,8 @@ def main(argv):
     if not values or set(values) - set(allowed):
       raise app.UsageError(f"--{name}={values}: use some of {allowed}.")
   fuzzing.self_test(seed)
+  if _WORKERS.value > 1 and _SHARD.value < 0:
+    return _run_workers(seed, interpret, max_dim)
   rng = np.random.default_rng(seed)
   counts = dict(passed=0, rejected=0, wrong=0, crashed=0)
   failures, late = [], []  # late: rejected while tracing a kernel.
@@ -65,6 +76,8 @@ def main(argv):
     case = fuzzing.draw_case(rng, index, max_dim=max_dim,
                              dtypes=_DTYPES.value, backends=_BACKENDS.value,
                              interpret=interpret)
+    if _SHARD.value >= 0 and index % _WORKERS.value != _SHARD.value:
+      continue  # Drawn all the same: every case is the same in any split.
     status, reason = fuzzing.run_case(case, interpret)
     counts[status] += 1
     logging.info("case %d %s: %s %s", index, _label(case), status, reason)
@@ -73,7 +86,7 @@ def main(argv):
       print(f"case {index} ({_label(case)}): {status}: {reason}", flush=True)
     elif reason.startswith("after its checks"):
       late.append(dict(case, status=status, reason=reason))
-  print(f"{_CASES.value} cases: {counts['passed']} passed,"
+  print(f"{sum(counts.values())} cases: {counts['passed']} passed,"
         f" {counts['rejected']} rejected as expected, {counts['wrong']} wrong,"
         f" {counts['crashed']} crashed")
   if late:
@@ -83,6 +96,34 @@ def main(argv):
   if _JSON_OUT.value:
     _write_json(seed, interpret, max_dim, counts, failures, late)
   return 1 if counts["wrong"] or counts["crashed"] else 0
+
+
+def _run_workers(seed, interpret, max_dim) -> int:
+  """Runs the cases in --workers processes and joins their summaries."""
+  with tempfile.TemporaryDirectory() as tmp:
+    paths = [os.path.join(tmp, f"{i}.json") for i in range(_WORKERS.value)]
+    procs = [subprocess.Popen(
+        [sys.executable, *sys.argv, f"--seed={seed}", f"--shard={i}",
+         f"--json_out={path}"]) for i, path in enumerate(paths)]
+    codes = [p.wait() for p in procs]
+    parts = []
+    for path in paths:
+      if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+          parts.append(json.load(f))
+  counts = {key: sum(p["counts"][key] for p in parts)
+            for key in ("passed", "rejected", "wrong", "crashed")}
+  failures = [f for p in parts for f in p["failures"]]
+  late = [f for p in parts for f in p["late_rejections"]]
+  missing = len(paths) - len(parts)
+  print(f"{sum(counts.values())} cases over {_WORKERS.value} workers:"
+        f" {counts['passed']} passed, {counts['rejected']} rejected as"
+        f" expected, {counts['wrong']} wrong, {counts['crashed']} crashed"
+        + (f"; {missing} workers wrote no summary" if missing else ""))
+  if _JSON_OUT.value:
+    _write_json(seed, interpret, max_dim, counts, failures, late)
+  return 1 if counts["wrong"] or counts["crashed"] or missing or any(
+      codes) else 0
 
 
 def _label(case) -> str:
@@ -103,7 +144,8 @@ def _write_json(seed, interpret, max_dim, counts, failures, late):
                          interpret=_INTERPRET.value,
                          backends=_BACKENDS.value, dtypes=_DTYPES.value))
   with open(_JSON_OUT.value, "w", encoding="utf-8") as f:
-    json.dump(dict(meta=meta, counts=dict(cases=_CASES.value, **counts),
+    json.dump(dict(meta=meta, counts=dict(cases=sum(counts.values()),
+                                         **counts),
                    failures=failures, late_rejections=late), f, indent=1)
 
 
