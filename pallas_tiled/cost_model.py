@@ -179,18 +179,24 @@ def predict_us(config, m: int, n: int, k: int, dtype,
           + math.fsum(c * x for c, x in zip(per_class, per_tile)))
 
 
-@functools.lru_cache(maxsize=4096)
 def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
            backends: tuple[str, ...] = ("triton", "mosaic")):
-  """The candidate of `backends` with the lowest predicted time on this
-  device, or None where the model has no coefficients (another device
-  family, an uncalibrated dtype or precision)."""
+  """The candidate of `backends` with the lowest predicted time on the
+  device kernels are built for, or None where the model has no
+  coefficients (not Hopper, an uncalibrated dtype)."""
   if not device.is_hopper():
     return None
-  coefs = coefficients(device.device_kind(), dtype)
+  return _choose(m, n, k, dtype, precision, out_dtype, backends,
+                 device.device_kind(), device.sm_count())
+
+
+@functools.lru_cache(maxsize=4096)
+def _choose(m, n, k, dtype, precision, out_dtype, backends, device_kind,
+            num_sms):
+  """`choose`, cached per device kind and SM count as well as the call."""
+  coefs = coefficients(device_kind, dtype)
   if coefs is None:
     return None
-  num_sms = device.sm_count()
   timed = []
   for config in model_candidates(m, n, k, dtype, precision,
                                  out_dtype=out_dtype,

@@ -28,9 +28,7 @@ def hopper(monkeypatch):
     monkeypatch.setattr(device, "is_hopper", lambda: True)
     monkeypatch.setattr(device, "device_kind", lambda: kind)
     monkeypatch.setattr(device, "sm_count", lambda: sms)
-    cost_model.choose.cache_clear()
-  yield make
-  cost_model.choose.cache_clear()
+  return make
 
 
 def test_shipped_coefficients_are_the_fit_of_the_committed_runs():
