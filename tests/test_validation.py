@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pallas_tiled
+from pallas_tiled import accuracy
 from tests import helpers
 
 IMPLS = pallas_tiled.IMPLEMENTATIONS
@@ -111,3 +112,22 @@ def test_the_largest_indexable_dimension_lowers(impl):
   a = jax.ShapeDtypeStruct((BIG - 1, 8), jnp.bfloat16)
   b = jax.ShapeDtypeStruct((8, 8), jnp.bfloat16)
   assert jax.jit(IMPLS[impl]).lower(a, b).out_info.shape == (BIG - 1, 8)
+
+
+@pytest.mark.skipif(not helpers.ON_GPU, reason="4 GiB operands: GPU only")
+@pytest.mark.parametrize("backend", ["triton", "mosaic"])
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((2**16 + 8, 2**15), (2**15, 64)),   # a: 2^31 + 2^18 elements.
+    ((2**16 + 8, 64), (64, 2**15)),      # the output: as many.
+], ids=["big-a", "big-out"])
+def test_operands_past_int32_elements_index_correctly(backend, a_shape,
+                                                      b_shape, rng):
+  """Each dimension fits in int32, but offsets into a or the output pass
+  2^31: the kernels' address arithmetic must not wrap. Rows at both ends
+  are compared with jnp.matmul's."""
+  a = jnp.asarray(rng.standard_normal(a_shape, np.float32), jnp.bfloat16)
+  b = jnp.asarray(rng.standard_normal(b_shape, np.float32), jnp.bfloat16)
+  out = pallas_tiled.matmul(a, b, backend=backend)
+  for rows in (slice(0, 64), slice(-64, None)):
+    ref = accuracy.as_float64(a[rows]) @ accuracy.as_float64(b)
+    assert accuracy.relative_error(out[rows], ref) < 1e-2, rows
