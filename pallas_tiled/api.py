@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from pallas_tiled import autodiff
 from pallas_tiled import device
 from pallas_tiled import validation
+from pallas_tiled import vma
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import tf32x3
@@ -152,10 +153,15 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, CONFIG_TYPES, ("auto",))
   validation.check_kernel_dims(call)
-  backend = resolve_backend(call, config, backend)
-  if isinstance(config, triton_config.TileConfig) and not call.interpret:
-    triton_config.check_triton_tiles(config, call.dtype,
-                                     device.compute_capability())
-  elif isinstance(config, mosaic_config.MosaicConfig):
-    mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
-  return autodiff.matmul(KERNELS[backend], a, b, call, config)
+  # Issue 30: built for the devices the operands live on; inside
+  # jax.shard_map, operands that vary alike over its manual axes.
+  with device.building_for(device.devices_of(a, b)):
+    backend = resolve_backend(call, config, backend)
+    if isinstance(config, triton_config.TileConfig) and not call.interpret:
+      triton_config.check_triton_tiles(config, call.dtype,
+                                       device.compute_capability())
+    elif isinstance(config, mosaic_config.MosaicConfig):
+      mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
+    if not call.is_empty:
+      a, b = vma.vary_alike(a, b)
+    return autodiff.matmul(KERNELS[backend], a, b, call, config)

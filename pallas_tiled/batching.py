@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import sharding
 from pallas_tiled import validation
 
 
@@ -133,11 +134,14 @@ def launch(a, b, op: kernel_lib.Op) -> jax.Array:
 
 @functools.cache
 def batchable(op: kernel_lib.Op):
-  """`launch` for `op`, with a jax.vmap rule onto the batch grid axis."""
+  """`launch` for `op`, with a jax.vmap rule onto the batch grid axis,
+  partitioned over the operands' shardings (`sharding.launch`)."""
+  local_launch = functools.partial(launch, op=op)
 
   @custom_batching.custom_vmap
   def product(a, b):
-    return launch(a, b, op)
+    return sharding.launch(local_launch, a, b, transpose_a=op.transpose_a,
+                           transpose_b=op.transpose_b)
 
   @product.def_vmap
   def _vmap_rule(axis_size, in_batched, a, b):

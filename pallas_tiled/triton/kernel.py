@@ -35,6 +35,7 @@ import jax.numpy as jnp
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
 from pallas_tiled import validation
+from pallas_tiled import vma
 from pallas_tiled.triton import heuristics
 from pallas_tiled.triton import masking
 from pallas_tiled.tuning import cache as tuning_cache
@@ -204,6 +205,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   in_specs, out_spec, out_shape = _block_specs(p, c, tile_indices, k_strip,
                                                out_dtype)
+  out_shape = vma.out_struct(out_shape.shape, out_shape.dtype, a, b)
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,

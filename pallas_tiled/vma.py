@@ -1,0 +1,45 @@
+"""Kernel outputs that vary over `jax.shard_map`'s manual axes like their
+operands, so `shard_map(check_vma=True)` (the default) can type them.
+
+Inside `shard_map` with `check_vma=True`, every value records the manual
+mesh axes it varies over (`jax.typeof(x).manual_axis_type.varying`), and
+`pl.pallas_call` requires its `out_shape` to say it
+(`jax.ShapeDtypeStruct(manual_axis_type=...)`): a product varies over every
+axis either operand varies over. Outside `shard_map` the field is ignored.
+
+Compiled only: Pallas' interpreter (jax 0.10.2 to 0.11.1) starts each
+output buffer invariant and carries it through a while loop whose body
+makes it vary, which check_vma rejects; interpret inside
+`shard_map(check_vma=False)`.
+"""
+
+from __future__ import annotations
+
+import jax
+
+
+def varying(x) -> frozenset:
+  """The manual mesh axes `x` varies over (empty outside shard_map)."""
+  manual_axis_type = getattr(jax.typeof(x), "manual_axis_type", None)
+  return manual_axis_type.varying if manual_axis_type else frozenset()
+
+
+def out_struct(shape, dtype, *operands) -> jax.ShapeDtypeStruct:
+  """A kernel output's type: varying over the axes any operand varies over."""
+  return jax.ShapeDtypeStruct(
+      shape, dtype, manual_axis_type=jax.sharding.ManualAxisType(
+          varying=frozenset().union(*map(varying, operands))))
+
+
+def vary_over(x, axes: frozenset):
+  """`x` cast (`jax.lax.pcast`) to vary over `axes` too."""
+  missing = tuple(sorted(axes - varying(x)))
+  return jax.lax.pcast(x, missing, to="varying") if missing else x
+
+
+def vary_alike(*operands) -> tuple:
+  """The operands cast to vary over the same axes, as a kernel's operands
+  must; the cast transposes to the psum that the gradient of an operand
+  shared across devices needs."""
+  axes = frozenset().union(*map(varying, operands))
+  return tuple(vary_over(x, axes) for x in operands)
