@@ -85,6 +85,19 @@ class Layout:
     return rule, dict(reduction_factors=("k",),
                       need_replication_factors=tuple(broadcast))
 
+  def out_spec(self, a_spec, b_spec) -> tuple:
+    """jnp.matmul's output spec for operands' specs: each batch dim as the
+    operand not broadcast there shards it, M as a's, N as b's (an axis may
+    come out twice: callers resolve that)."""
+    out = [()] * self.rank
+    for shape, spec in ((self.b_shape, b_spec), (self.a_shape, a_spec)):
+      for (i, size), entry in zip(self._batch_dims(shape), spec):
+        if size != 1 or not out[i]:
+          out[i] = _axes(entry)
+    m = a_spec[-1 if self.transpose_a else -2]
+    n = b_spec[-2 if self.transpose_b else -1]
+    return (*map(_entry, out), m, n)
+
   def operand_specs(self, a_spec, b_spec, out_spec, mesh):
     """Operand specs matching the output's sharding, and the K axes to sum
     over, as XLA picks them for jnp.matmul: K stays sharded only where both
@@ -115,6 +128,19 @@ def _spec(sharding, ndim) -> tuple:
   return spec + (None,) * (ndim - len(spec))
 
 
+def _infer_sharding(layout, mesh, arg_shapes, result_shape):
+  """GSPMD's callback (Shardy reads the rule): the output sharding, each
+  mesh axis kept where it first shards batch, M or N."""
+  del result_shape
+  out, seen = [], set()
+  for entry in layout.out_spec(*(_spec(s.sharding, len(s.shape))
+                                 for s in arg_shapes)):
+    axes = tuple(axis for axis in _axes(entry) if axis not in seen)
+    seen.update(axes)
+    out.append(_entry(axes))
+  return NamedSharding(mesh, P(*out))
+
+
 def _partition(local_launch, layout, mesh, arg_shapes, result_shape):
   """custom_partitioning's callback: shardings and the per-device launch."""
   a_shape, b_shape = arg_shapes
@@ -135,33 +161,16 @@ def _partition(local_launch, layout, mesh, arg_shapes, result_shape):
 
 @functools.cache
 def _partitioned(local_launch, layout: Layout):
+  """The partitioned launch, jitted: called eagerly, custom_partitioning
+  would run its body op by op, the kernel on gathered operands."""
   # custom_partitioning binds positional parameters only: hide the partial's.
   launch = jcp.custom_partitioning(lambda a, b: local_launch(a, b))
   rule, factors = layout.rule()
   launch.def_partition(
       functools.partial(_partition, local_launch, layout),
+      infer_sharding_from_operands=functools.partial(_infer_sharding, layout),
       sharding_rule=rule, **factors)
-  return launch
-
-
-def _explicit_out_spec(layout, a_spec, b_spec) -> tuple:
-  """jnp.matmul's output spec over Explicit mesh axes: each batch dim as
-  the operand not broadcast there shards it, M as a's, N as b's."""
-  out = [()] * layout.rank
-  for shape, spec in ((layout.b_shape, b_spec), (layout.a_shape, a_spec)):
-    for (i, size), entry in zip(layout._batch_dims(shape), spec):
-      if size != 1 or not out[i]:
-        out[i] = _axes(entry)
-  m = a_spec[-1 if layout.transpose_a else -2]
-  n = b_spec[-2 if layout.transpose_b else -1]
-  out = [*map(_entry, out), m, n]
-  named = [axis for entry in out for axis in _axes(entry)]
-  if len(named) != len(set(named)):
-    raise ValueError(
-        f"Operands sharded {P(*a_spec)} and {P(*b_spec)} over Explicit mesh"
-        f" axes would shard the product's dimensions over one axis twice"
-        f" ({P(*out)}); reshard an operand (jax.sharding.reshard) first.")
-  return tuple(out)
+  return jax.jit(launch)
 
 
 def _explicit_launch(local_launch, layout, a, b):
@@ -170,7 +179,13 @@ def _explicit_launch(local_launch, layout, a, b):
   would ask XLA to."""
   mesh = jax.typeof(a).sharding.mesh
   specs = [_spec(jax.typeof(x).sharding, x.ndim) for x in (a, b)]
-  out_spec = _explicit_out_spec(layout, *specs)
+  out_spec = layout.out_spec(*specs)
+  named = [axis for entry in out_spec for axis in _axes(entry)]
+  if len(named) != len(set(named)):
+    raise ValueError(
+        f"Operands sharded {P(*specs[0])} and {P(*specs[1])} over Explicit"
+        f" mesh axes would shard the product's dimensions over one axis twice"
+        f" ({P(*out_spec)}); reshard an operand (jax.sharding.reshard) first.")
   a_spec, b_spec, k_axes = layout.operand_specs(*specs, out_spec, mesh)
 
   def local(a, b):
