@@ -200,6 +200,14 @@ def _explicit_launch(local_launch, layout, a, b):
                            jax.sharding.reshard(b, NamedSharding(mesh, b_spec)))
 
 
+@functools.cache
+def _has_effects(local_launch, *types) -> bool:
+  """Whether the launch has side effects (Mosaic GPU's interpreter calls
+  back into Python), which custom_partitioning drops, failing to lower."""
+  structs = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in types]
+  return bool(jax.make_jaxpr(local_launch)(*structs).effects)
+
+
 def _sharded_explicitly(x) -> bool:
   return any(entry is not None for entry in jax.typeof(x).sharding.spec)
 
@@ -216,4 +224,7 @@ def launch(local_launch, a, b, *, transpose_a: bool,
   layout = Layout(tuple(a.shape), tuple(b.shape), transpose_a, transpose_b)
   if _sharded_explicitly(a) or _sharded_explicitly(b):
     return _explicit_launch(local_launch, layout, a, b)
+  if _has_effects(local_launch, (layout.a_shape, a.dtype),
+                  (layout.b_shape, b.dtype)):
+    return local_launch(a, b)  # Not partitioned: XLA gathers the operands.
   return _partitioned(local_launch, layout)(a, b)
