@@ -177,7 +177,8 @@ def _explicit_launch(local_launch, layout, a, b):
   """The launch over Explicit mesh axes, whose shardings tracing sees: a
   shard_map over operands resharded (jax.sharding.reshard) as `_partition`
   would ask XLA to."""
-  mesh = jax.typeof(a).sharding.mesh
+  mesh = next(jax.typeof(x).sharding.mesh for x in (a, b)
+              if _sharded_explicitly(x))
   specs = [_spec(jax.typeof(x).sharding, x.ndim) for x in (a, b)]
   out_spec = layout.out_spec(*specs)
   named = [axis for entry in out_spec for axis in _axes(entry)]

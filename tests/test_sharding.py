@@ -26,9 +26,9 @@ from tests import helpers
 
 COLLECTIVES = ("all-gather", "all-reduce", "reduce-scatter",
                "collective-permute", "all-to-all")
-# 8 host devices on a CPU; a GPU's tests use a mesh of one device.
-MESH_SHAPES = {1: (8,), 2: (4, 2)} if jax.device_count() >= 8 else {
-    1: (1,), 2: (1, 1)}
+# 8 host devices on a CPU; on GPUs, 2 or 1 of them (one GPU: 1-device meshes).
+_DEVICES = max(d for d in (8, 2, 1) if d <= jax.device_count())
+MESH_SHAPES = {1: (_DEVICES,), 2: (max(_DEVICES // 2, 1), min(_DEVICES, 2))}
 ON_CPU_ONLY_UNCHECKED = pytest.mark.skipif(
     not helpers.ON_GPU,
     reason="Pallas' interpreter fails check_vma=True on varying operands"
@@ -51,10 +51,12 @@ def _compiled(fn, *args):
   return jax.jit(fn).lower(*args).compile()
 
 
-# (id, mesh rank, a shape, a spec, b shape, b spec); 64-wide, tiny.
+# (id, mesh rank, a shape, a spec, b shape, b spec); 64-wide, tiny. A spec of
+# None: an array on no mesh (uncommitted).
 CASES = [
     ("rows", 1, (64, 32), P("x"), (32, 48), P()),
     ("columns", 1, (64, 32), P(), (32, 48), P(None, "x")),
+    ("columns_uncommitted_a", 1, (64, 32), None, (32, 48), P(None, "x")),
     ("batch", 1, (8, 16, 32), P("x"), (8, 32, 16), P("x")),
     ("k_both", 1, (64, 32), P(None, "x"), (32, 48), P("x")),
     ("k_a_only", 1, (64, 32), P(None, "x"), (32, 48), P()),
@@ -77,11 +79,11 @@ def _assert_close(out, a, b):
 
 
 def _operands(rng, mesh, a_shape, a_spec, b_shape, b_spec):
-  a = jax.device_put(helpers.random_array(rng, a_shape, jnp.float32),
-                     NamedSharding(mesh, a_spec))
-  b = jax.device_put(helpers.random_array(rng, b_shape, jnp.float32),
-                     NamedSharding(mesh, b_spec))
-  return a, b
+  return tuple(
+      helpers.random_array(rng, shape, jnp.float32) if spec is None else
+      jax.device_put(helpers.random_array(rng, shape, jnp.float32),
+                     NamedSharding(mesh, spec))
+      for shape, spec in ((a_shape, a_spec), (b_shape, b_spec)))
 
 
 def _assert_like_jnp(ours, ref, out, ref_out):
@@ -209,32 +211,38 @@ def test_shard_map_check_vma_types_products(rng):
   assert "psum" in jaxpr, "b's gradient is not summed over the devices"
 
 
-def _ring(fn, in_specs, out_spec, check_vma):
-  mesh = _mesh(1, AxisType.Explicit)
+def _ring(fn, rank, in_specs, out_spec, check_vma):
+  mesh = _mesh(rank, AxisType.Explicit)
   return mesh, jax.shard_map(
       functools.partial(fn, axis_name="x"), mesh=mesh, in_specs=in_specs,
       out_specs=out_spec, check_vma=check_vma)
 
 
+# (function, mesh rank, operand specs, output spec): rings over x; on the
+# 2-D mesh b's columns (all-gather) or a's rows (reduce-scatter) over y too.
+RINGS = [
+    ("all_gather_matmul", 1, (P("x"), P(None, "x")), P(None, "x")),
+    ("all_gather_matmul", 2, (P("x"), P(None, "y")), P(None, "y")),
+    ("matmul_reduce_scatter", 1, (P(None, "x"), P("x")), P("x")),
+    ("matmul_reduce_scatter", 2, (P("y", "x"), P("x")), P(("y", "x"))),
+]
+
+
 @pytest.mark.parametrize("check_vma", [
     False, pytest.param(True, marks=ON_CPU_ONLY_UNCHECKED)],
                          ids=["unchecked", "check_vma"])
-@pytest.mark.parametrize("name", ["all_gather_matmul", "matmul_reduce_scatter"])
-def test_collective_matmul(rng, name, check_vma):
+@pytest.mark.parametrize("name,rank,specs,out_spec", RINGS,
+                         ids=[f"{r[0]}-{r[1]}d" for r in RINGS])
+def test_collective_matmul(rng, name, rank, specs, out_spec, check_vma):
   """Correct values and gradients; the transfers are the ring's permutes,
   not an all-gather, reduce-scatter or all-reduce."""
-  if name == "all_gather_matmul":
-    specs, out_spec = (P("x"), P(None, "x")), P(None, "x")
-  else:
-    specs, out_spec = (P(None, "x"), P("x")), P("x")
-  mesh, mapped = _ring(getattr(pallas_tiled, name), specs, out_spec,
+  mesh, mapped = _ring(getattr(pallas_tiled, name), rank, specs, out_spec,
                        check_vma)
   a, b = _operands(rng, mesh, (64, 32), specs[0], (32, 48), specs[1])
   compiled = _compiled(mapped, a, b)
   _assert_close(compiled(a, b), a, b)
   counts = _collectives(compiled)
-  ring_size = mesh.shape["x"]
-  assert (counts["collective-permute"] > 0) == (ring_size > 1), counts
+  assert (counts["collective-permute"] > 0) == (mesh.shape["x"] > 1), counts
   assert counts["all-gather"] == counts["reduce-scatter"] == 0, counts
   assert counts["all-reduce"] == 0, counts
   da, db = jax.jit(jax.grad(functools.partial(_loss, mapped), (0, 1)))(a, b)
@@ -244,13 +252,12 @@ def test_collective_matmul(rng, name, check_vma):
   _assert_close(db / 2, a.T, c)
 
 
+@pytest.mark.skipif(_DEVICES == 1, reason="one device: any M splits")
 def test_reduce_scatter_rejects_rows_the_ring_cannot_split(rng):
-  mesh, mapped = _ring(pallas_tiled.matmul_reduce_scatter,
+  mesh, mapped = _ring(pallas_tiled.matmul_reduce_scatter, 1,
                        (P(None, "x"), P("x")), P("x"), False)
-  if mesh.shape["x"] == 1:
-    pytest.skip("one device: any M splits")
-  a, b = _operands(rng, mesh, (60, 32), P(None, "x"), (32, 48), P("x"))
-  with pytest.raises(ValueError, match=r"M=60 must divide"):
+  a, b = _operands(rng, mesh, (63, 32), P(None, "x"), (32, 48), P("x"))
+  with pytest.raises(ValueError, match=r"M=63 must divide"):
     mapped(a, b)
 
 
