@@ -32,7 +32,9 @@ def all_gather_matmul(a, b, *, axis_name, **matmul_kwargs) -> jax.Array:
   local. Each step multiplies the block at hand while the ring passes it
   on, so the result (n * m, N) costs no separate all-gather.
   `matmul_kwargs` go to `pallas_tiled.matmul` (config, backend, precision,
-  preferred_element_type).
+  preferred_element_type). Under check_vma the result varies over
+  `axis_name` (each device assembles its own copy), so out_specs name it,
+  as with `b` sharded by columns over it (Megatron's column parallelism).
   """
   index, size, shift = _ring(axis_name)
   block = a

@@ -222,7 +222,7 @@ def _ring(fn, rank, in_specs, out_spec, check_vma):
 # 2-D mesh b's columns (all-gather) or a's rows (reduce-scatter) over y too.
 RINGS = [
     ("all_gather_matmul", 1, (P("x"), P(None, "x")), P(None, "x")),
-    ("all_gather_matmul", 2, (P("x"), P(None, "y")), P(None, "y")),
+    ("all_gather_matmul", 2, (P("x"), P(None, ("x", "y"))), P(None, ("x", "y"))),
     ("matmul_reduce_scatter", 1, (P(None, "x"), P("x")), P("x")),
     ("matmul_reduce_scatter", 2, (P("y", "x"), P("x")), P(("y", "x"))),
 ]
@@ -250,6 +250,20 @@ def test_collective_matmul(rng, name, rank, specs, out_spec, check_vma):
                   jnp.float32)
   _assert_close(da / 2, c, b.T)
   _assert_close(db / 2, a.T, c)
+
+
+@pytest.mark.parametrize("name,rank,specs,out_spec", RINGS,
+                         ids=[f"{r[0]}-{r[1]}d" for r in RINGS])
+def test_collective_matmul_check_vma_types(rng, name, rank, specs, out_spec):
+  """Under check_vma=True the rings type-check, forward and backward:
+  traced, since Pallas' interpreter cannot run them (compiled above)."""
+  mesh, mapped = _ring(getattr(pallas_tiled, name), rank, specs, out_spec,
+                       True)
+  a, b = _operands(rng, mesh, (64, 32), specs[0], (32, 48), specs[1])
+  assert jax.eval_shape(mapped, a, b).shape == (64, 48)
+  grads = jax.eval_shape(jax.grad(functools.partial(_loss, mapped), (0, 1)),
+                         a, b)
+  assert [g.shape for g in grads] == [a.shape, b.shape]
 
 
 @pytest.mark.skipif(_DEVICES == 1, reason="one device: any M splits")
