@@ -29,7 +29,7 @@ COLLECTIVES = ("all-gather", "all-reduce", "reduce-scatter",
 # 8 host devices on a CPU; on GPUs, 2 or 1 of them (one GPU: 1-device meshes).
 _DEVICES = max(d for d in (8, 2, 1) if d <= jax.device_count())
 MESH_SHAPES = {1: (_DEVICES,), 2: (max(_DEVICES // 2, 1), min(_DEVICES, 2))}
-ON_CPU_ONLY_UNCHECKED = pytest.mark.skipif(
+COMPILED_ONLY = pytest.mark.skipif(
     not helpers.ON_GPU,
     reason="Pallas' interpreter fails check_vma=True on varying operands"
     " (its output buffers start invariant: jax 0.10.2 to 0.11.1)")
@@ -120,9 +120,10 @@ def _loss(matmul, a, b):
 @pytest.fixture
 def gspmd():
   """GSPMD's propagation instead of Shardy's (deprecated, still offered)."""
+  shardy = jax.config.jax_use_shardy_partitioner
   jax.config.update("jax_use_shardy_partitioner", False)
   yield
-  jax.config.update("jax_use_shardy_partitioner", True)
+  jax.config.update("jax_use_shardy_partitioner", shardy)
 
 
 @pytest.mark.parametrize("name", ["rows", "k_both", "k_a_only"])
@@ -171,7 +172,7 @@ def test_vmap_partitions_like_jnp(rng):
 
 
 @pytest.mark.parametrize("check_vma", [
-    False, pytest.param(True, marks=ON_CPU_ONLY_UNCHECKED)],
+    False, pytest.param(True, marks=COMPILED_ONLY)],
                          ids=["unchecked", "check_vma"])
 def test_shard_map_runs_local_products(rng, check_vma):
   """Rows of a over x, b replicated: each device's local product, and the
@@ -229,7 +230,7 @@ RINGS = [
 
 
 @pytest.mark.parametrize("check_vma", [
-    False, pytest.param(True, marks=ON_CPU_ONLY_UNCHECKED)],
+    False, pytest.param(True, marks=COMPILED_ONLY)],
                          ids=["unchecked", "check_vma"])
 @pytest.mark.parametrize("name,rank,specs,out_spec", RINGS,
                          ids=[f"{r[0]}-{r[1]}d" for r in RINGS])
