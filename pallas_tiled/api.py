@@ -9,6 +9,7 @@ Mosaic GPU (Hopper only: TMA, wgmma, warp specialization).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from jax import lax
@@ -127,6 +128,19 @@ def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:
   return ("triton",)
 
 
+def _on_operands_devices(fn):
+  """Issue 30: `fn(a, b, ...)` built for the devices the operands live on
+  and, inside jax.shard_map, on operands that vary alike over its axes."""
+
+  @functools.wraps(fn)
+  def wrapped(a, b, *args, **kwargs):
+    with device.building_for(device.devices_of(a, b)):
+      return fn(*vma.vary_alike(a, b), *args, **kwargs)
+
+  return wrapped
+
+
+@_on_operands_devices
 def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
            preferred_element_type=None, interpret=None):
   """`a @ b` with the tiled Pallas kernel, with jnp.matmul's semantics.
@@ -153,15 +167,10 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
       preferred_element_type=preferred_element_type, interpret=interpret)
   validation.check_config_type(config, CONFIG_TYPES, ("auto",))
   validation.check_kernel_dims(call)
-  # Issue 30: built for the devices the operands live on; inside
-  # jax.shard_map, operands that vary alike over its manual axes.
-  with device.building_for(device.devices_of(a, b)):
-    backend = resolve_backend(call, config, backend)
-    if isinstance(config, triton_config.TileConfig) and not call.interpret:
-      triton_config.check_triton_tiles(config, call.dtype,
-                                       device.compute_capability())
-    elif isinstance(config, mosaic_config.MosaicConfig):
-      mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
-    if not call.is_empty:
-      a, b = vma.vary_alike(a, b)
-    return autodiff.matmul(KERNELS[backend], a, b, call, config)
+  backend = resolve_backend(call, config, backend)
+  if isinstance(config, triton_config.TileConfig) and not call.interpret:
+    triton_config.check_triton_tiles(config, call.dtype,
+                                     device.compute_capability())
+  elif isinstance(config, mosaic_config.MosaicConfig):
+    mosaic_config.check_mosaic_config(config, call.dtype, call.out_dtype)
+  return autodiff.matmul(KERNELS[backend], a, b, call, config)

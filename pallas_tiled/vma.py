@@ -40,6 +40,8 @@ def vary_over(x, axes: frozenset):
 def vary_alike(*operands) -> tuple:
   """The operands cast to vary over the same axes, as a kernel's operands
   must; the cast transposes to the psum that the gradient of an operand
-  shared across devices needs."""
-  axes = frozenset().union(*map(varying, operands))
-  return tuple(vary_over(x, axes) for x in operands)
+  shared across devices needs. Only JAX arrays vary (others pass as is)."""
+  arrays = [x for x in operands if isinstance(x, jax.Array)]
+  axes = frozenset().union(*map(varying, arrays))
+  return tuple(vary_over(x, axes) if isinstance(x, jax.Array) else x
+               for x in operands)
