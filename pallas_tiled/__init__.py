@@ -1,6 +1,8 @@
 """pallas_tiled: tiled matrix multiplication as a JAX Pallas kernel."""
 
 from pallas_tiled.api import matmul
+from pallas_tiled.collective import all_gather_matmul
+from pallas_tiled.collective import matmul_reduce_scatter
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.heuristics import default_mosaic_config
 from pallas_tiled.naive import default_naive_config
@@ -28,12 +30,14 @@ __all__ = [
     "CorruptCacheWarning",
     "MosaicConfig",
     "TileConfig",
+    "all_gather_matmul",
     "autotune",
     "candidate_configs",
     "default_mosaic_config",
     "default_naive_config",
     "default_tiled_config",
     "matmul",
+    "matmul_reduce_scatter",
     "naive_matmul",
     "xla_matmul",
 ]

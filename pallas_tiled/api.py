@@ -9,6 +9,7 @@ Mosaic GPU (Hopper only: TMA, wgmma, warp specialization).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from jax import lax
@@ -20,6 +21,7 @@ from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled import dtypes
 from pallas_tiled import validation
+from pallas_tiled import vma
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import tf32x3
@@ -156,6 +158,19 @@ def runnable_backends(call: validation.MatmulCall, backend: str) -> tuple:
   return ("triton",)
 
 
+def _on_operands_devices(fn):
+  """Issue 30: `fn(a, b, ...)` built for the devices the operands live on
+  and, inside jax.shard_map, on operands that vary alike over its axes."""
+
+  @functools.wraps(fn)
+  def wrapped(a, b, *args, **kwargs):
+    with device.building_for(device.devices_of(a, b)):
+      return fn(*vma.vary_alike(a, b), *args, **kwargs)
+
+  return wrapped
+
+
+@_on_operands_devices
 def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
            preferred_element_type=None, interpret=None):
   """`a @ b` with the tiled Pallas kernel, with jnp.matmul's semantics.

@@ -33,13 +33,22 @@ import jax.numpy as jnp
 from pallas_tiled import batching
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import platforms
+from pallas_tiled import sharding
 from pallas_tiled import validation
+from pallas_tiled import vma
 
 product_p = jex_core.Primitive("pallas_tiled_product")
 
 
 def product(a, b, op: kernel_lib.Op) -> jax.Array:
-  """op(a) @ op(b) for operands of rank >= 2 (batch dims broadcast)."""
+  """op(a) @ op(b) for operands of rank >= 2 (batch dims broadcast), in a
+  shard_map over Explicit mesh axes (`sharding.over_explicit_axes`)."""
+  return sharding.over_explicit_axes(
+      functools.partial(_bind, op=op), a, b, transpose_a=op.transpose_a,
+      transpose_b=op.transpose_b)
+
+
+def _bind(a, b, *, op):
   return product_p.bind(a, b, op=op)
 
 
@@ -47,8 +56,8 @@ def _abstract_eval(a, b, *, op):
   problem = batching.BatchedProblem.from_shapes(
       a.shape, b.shape, transpose_a=op.transpose_a,
       transpose_b=op.transpose_b)
-  out = jax.core.ShapedArray((*problem.batch, problem.m, problem.n),
-                             op.out_dtype)
+  out = vma.out_aval((*problem.batch, problem.m, problem.n), op.out_dtype,
+                     a, b)
   return out, platforms.host_effects(batching.launch, a, b, op)
 
 
@@ -103,11 +112,17 @@ def _transpose_b(g, a, b, *, op):
 
 
 product_p.def_effectful_abstract_eval(_abstract_eval)
-product_p.def_impl(platforms.eager_impl(batching.launch))
+product_p.def_impl(platforms.eager_impl(batching.partitioned_launch))
 ad.defbilinear(product_p, _transpose_a, _transpose_b)
 jax_batching.primitive_batchers[product_p] = functools.partial(
     batching.vmap_rule, product)
-platforms.register_lowerings(product_p, batching.launch)
+platforms.register_lowerings(product_p, batching.partitioned_launch)
+# The lowering holds a custom_partitioning call (sharding.py), which needs the
+# computation's devices, and jax.jit leaves them out of lowering unless a
+# primitive asks. No public route: jax's own cuDNN attention primitives,
+# partitioned the same way, register in this private set too.
+from jax._src import dispatch as _jax_dispatch  # pylint: disable=g-import-not-at-top,wrong-import-position
+_jax_dispatch.prim_requires_devices_during_lowering.add(product_p)
 
 
 def matmul(kernel: kernel_lib.Kernel, a, b, call, config) -> jax.Array:

@@ -12,12 +12,14 @@ materialized. `jax.vmap` adds one more batch dimension (`vmap_rule`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
 
 from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import sharding
 from pallas_tiled import validation
 
 
@@ -162,3 +164,15 @@ def vmap_rule(product, args, dims, *, op):
   a, b = (x.reshape(x.shape[0], *(1,) * (rank + 1 - x.ndim), *x.shape[1:])
           if batched else x for x, batched in zip((a, b), in_batched))
   return product(a, b, op), 0
+
+
+@functools.cache
+def _local_launch(op: kernel_lib.Op):
+  return functools.partial(launch, op=op)
+
+
+def partitioned_launch(a, b, op: kernel_lib.Op) -> jax.Array:
+  """`launch`, partitioned over the operands' shardings under jax.jit like
+  jnp.matmul (`sharding.launch`): each device runs the kernel on its block."""
+  return sharding.launch(_local_launch(op), a, b, transpose_a=op.transpose_a,
+                         transpose_b=op.transpose_b)

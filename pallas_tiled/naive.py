@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 
-import jax
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as pltriton
@@ -23,6 +22,7 @@ from pallas_tiled import complex_products
 from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import validation
+from pallas_tiled import vma
 from pallas_tiled.triton import masking
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_power_of_two_tiles
@@ -66,7 +66,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   return pl.pallas_call(
       functools.partial(_kernel, m=p.m, n=p.n, transpose_a=p.transpose_a,
                         transpose_b=p.transpose_b),
-      out_shape=jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype),
+      out_shape=vma.out_struct((p.size, p.m, p.n), out_dtype, a, b),
       # Batch last: the GPU launches the first axis fastest.
       grid=(pl.cdiv(p.m, bm), pl.cdiv(p.n, bn), p.size),
       in_specs=[

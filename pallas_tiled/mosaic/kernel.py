@@ -26,13 +26,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-import jax
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
 
 from pallas_tiled import kernel as kernel_lib
+from pallas_tiled import vma
 from pallas_tiled.mosaic import epilogue
 from pallas_tiled.mosaic import heuristics
 from pallas_tiled.mosaic import plan as plan_lib
@@ -358,7 +358,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   stored = (plan.n, plan.m) if plan.transposed_out else (plan.m, plan.n)
   out = plgpu.kernel(
       functools.partial(_kernel, plan=plan),
-      out_type=jax.ShapeDtypeStruct((p.size, *stored), out_dtype),
+      out_type=vma.out_struct((p.size, *stored), out_dtype, a, b),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,

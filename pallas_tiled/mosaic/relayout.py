@@ -25,6 +25,7 @@ from jax.experimental.pallas import triton as pltriton
 import jax.numpy as jnp
 
 from pallas_tiled import layouts
+from pallas_tiled import vma
 from pallas_tiled.triton import masking
 
 # (rows, bytes per row) of one program's block, and its warps; measured on
@@ -203,7 +204,7 @@ def copy_all(xs, *, shapes: tuple[tuple[int, int], ...],
 
   return pl.pallas_call(
       functools.partial(_kernel, jobs=tuple(jobs)),
-      out_shape=[jax.ShapeDtypeStruct((x.shape[0], *shape), x.dtype)
+      out_shape=[vma.out_struct((x.shape[0], *shape), x.dtype, *xs)
                  for x, shape in zip(xs, shapes)],
       grid=(start,),
       in_specs=[in_spec(job) for job in jobs],

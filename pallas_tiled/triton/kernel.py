@@ -38,6 +38,7 @@ from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
 from pallas_tiled import validation
+from pallas_tiled import vma
 from pallas_tiled.triton import heuristics
 from pallas_tiled.triton import masking
 from pallas_tiled.tuning import cache as tuning_cache
@@ -209,6 +210,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   in_specs, out_spec, out_shape = _block_specs(
       p, c, tile_indices, k_strip, out_dtype,
       dtypes.accumulator_dtype(a.dtype))
+  out_shape = vma.out_struct(out_shape.shape, out_shape.dtype, a, b)
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,
