@@ -80,8 +80,10 @@ def _mosaic_candidates(dtype, out_dtype, lowering: str) -> list[MosaicConfig]:
 def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   """The Triton heuristic's pick; for few output tiles, split-K variants;
   for skinny outputs (M <= 64), the autotuner's skinny set."""
-  if m <= 64:
-    return triton_candidates.candidate_configs(m, n, k, dtype, precision)
+  if m <= 64:  # No K range narrower than one K-phase.
+    return [c for c in triton_candidates.candidate_configs(
+        m, n, k, dtype, precision) if k // c.split_k >= c.block_k
+            or c.split_k == 1]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)

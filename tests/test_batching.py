@@ -144,7 +144,8 @@ def test_vmap_uses_the_batch_grid_axis(impl):
                                                       jnp.bfloat16)
   jaxpr = jax.make_jaxpr(jax.vmap(IMPLS[impl]))(a, b)
   [(grid, vmapped)] = _pallas_grids(jaxpr.jaxpr)
-  assert grid[-1] == 6 and vmapped == ()  # The batch axis is last.
+  # The batch axis is last (times the K ranges where split-K is picked).
+  assert grid[-1] % 6 == 0 and vmapped == ()
 
 
 def test_transposed_problem_swaps_the_operands():

@@ -19,6 +19,17 @@ from pallas_tiled import device
 
 # tl.dot needs every dimension of both operands to be at least 16.
 MIN_DOT_DIM = 16
+# int8 K-phases narrower than this came back with exactly twice the sums,
+# compiled on an H100 (jax 0.11.2): every one of 27 wrong int8 results of
+# fuzz seed 2611 and test_dtypes' 1x1x1 (K = 1, hence 16-wide phases),
+# while wider phases were exact. The s8 MMA's K is 32; a 16-wide phase
+# seems to be counted twice.
+MIN_INT8_BLOCK_K = 32
+
+
+def min_block_k(dtype) -> int:
+  """The narrowest K-phase the compiled kernel takes for `dtype`."""
+  return MIN_INT8_BLOCK_K if np.dtype(dtype) == np.int8 else MIN_DOT_DIM
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +140,12 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
           f" every operand dimension >= {MIN_DOT_DIM}. Use {MIN_DOT_DIM} or"
           " more, or run with interpret=True."
       )
+  if config.block_k < min_block_k(dtype):
+    raise ValueError(
+        f"config.block_k={config.block_k} is below {min_block_k(dtype)} for"
+        f" {np.dtype(dtype).name}: narrower int8 K-phases gave twice the"
+        f" exact sums on an H100. Use block_k={min_block_k(dtype)} or more,"
+        " or run with interpret=True.")
   limit = device.SHARED_MEMORY_LIMIT_BYTES.get(compute_capability)
   needed = config.shared_memory_bytes(dtype)
   if limit is not None and needed > limit:

@@ -11,6 +11,7 @@ from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled import validation
 from pallas_tiled.triton.config import MIN_DOT_DIM
+from pallas_tiled.triton.config import min_block_k
 from pallas_tiled.triton.config import TileConfig
 
 
@@ -79,18 +80,19 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
     split_k = 1
     while tiles * split_k * 2 <= sm_count and k // (split_k * 2) >= 1024:
       split_k *= 2
-    return TileConfig(block_m, block_n, fit_block(k, MIN_DOT_DIM, 2 * block_k),
+    return TileConfig(block_m, block_n,
+                      fit_block(k, min_block_k(dtype), 2 * block_k),
                       num_warps=4, num_stages=4, split_k=split_k, **common)
   block_n = 128 if wide else 256
   if pl.cdiv(m, 128) * pl.cdiv(n, block_n) < sm_count // 2:
     return TileConfig(fit_block(m, MIN_DOT_DIM, 128),
                       fit_block(n, MIN_DOT_DIM, 64),
-                      fit_block(k, MIN_DOT_DIM, block_k), num_warps=4,
+                      fit_block(k, min_block_k(dtype), block_k), num_warps=4,
                       num_stages=4, **common)
   if wide and validation.is_highest(precision):
     return TileConfig(64, 128, 32, num_warps=4, num_stages=4, group_m=16,
                       **common)
-  return TileConfig(128, block_n, fit_block(k, MIN_DOT_DIM, block_k),
+  return TileConfig(128, block_n, fit_block(k, min_block_k(dtype), block_k),
                     num_warps=4 if wide else 8, num_stages=4 if wide else 3,
                     group_m=16, **common)
 

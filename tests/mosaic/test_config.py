@@ -12,6 +12,8 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import batching
+from pallas_tiled import cost_model
+from pallas_tiled import device
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import heuristics as mosaic_heuristics
 from pallas_tiled.mosaic import kernel as mosaic_kernel
@@ -170,9 +172,11 @@ def test_wave_cost_counts_whole_waves():
 
 def test_tuned_entry_gives_way_where_its_tiles_fill_waves_badly(
     tmp_path, monkeypatch):
-  """An entry tuned on 4096^3 (128x256 CTA tiles: 4 full waves) serves
-  shapes of its bucket whose waves it fills as well, not 3072^3 (2.2
-  waves), where the heuristic's 128x128 tiles are predicted faster."""
+  """Where the cost model has no coefficients: an entry tuned on 4096^3
+  (128x256 CTA tiles: 4 full waves) serves shapes of its bucket whose waves
+  it fills as well, not 3072^3 (2.2 waves), where the heuristic's 128x128
+  tiles are predicted faster."""
+  monkeypatch.setattr(cost_model, "choose", lambda *args, **kwargs: None)
   monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
   monkeypatch.setattr(tuning_cache, "shipped_table", lambda device: None)
   dtype = jnp.dtype(jnp.bfloat16)
@@ -190,6 +194,28 @@ def test_tuned_entry_gives_way_where_its_tiles_fill_waves_badly(
   assert select(3072, 3072, 3072) == mosaic_heuristics.default_mosaic_config(
       3072, 3072, 3072, dtype)
   assert select(3072, 3072, 3072).cta_tile == (128, 128)
+
+
+def test_where_the_cost_model_picks_entries_serve_their_own_shape(
+    tmp_path, monkeypatch):
+  monkeypatch.setenv(tuning_cache.CACHE_ENV, str(tmp_path / "cache.json"))
+  monkeypatch.setattr(tuning_cache, "shipped_table", lambda device: None)
+  monkeypatch.setattr(device, "is_hopper", lambda: True)
+  monkeypatch.setattr(device, "device_kind",
+                      lambda: cost_model.HOPPER_REFERENCE_KIND)
+  dtype = jnp.dtype(jnp.bfloat16)
+  tuned = dataclasses.replace(
+      mosaic_heuristics.default_mosaic_config(4096, 4096, 4096, dtype),
+      grid_tile_width=8)
+  key = tuning_cache.cache_key(cost_model.HOPPER_REFERENCE_KIND, "mosaic",
+                               dtype, None, 4096, 4096, 4096)
+  tuning_cache.user_cache().store(key, tuned, time_us=170.0,
+                                  shape=[4096, 4096, 4096])
+  select = lambda m, n, k: mosaic_heuristics.select_config(
+      m, n, k, dtype, None, out_dtype=dtype, auto=True)
+  assert select(4096, 4096, 4096) == tuned
+  assert select(4000, 4096, 3072) == cost_model.choose(
+      4000, 4096, 3072, dtype, out_dtype=dtype, backends=("mosaic",))
 
 
 CANDIDATE_SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),

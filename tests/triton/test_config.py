@@ -132,3 +132,17 @@ def test_skinny_candidates_split_k():
   candidates = pallas_tiled.candidate_configs(16, 8192, 8192, jnp.bfloat16)
   assert {c.split_k for c in candidates} >= {1, 2, 4}
   assert all(c.block_m == 16 for c in candidates)
+
+
+@pytest.mark.parametrize("k", [1, 16, 17, 5000])
+def test_int8_k_phases_are_at_least_32_wide(k):
+  """16-wide int8 K-phases returned twice the exact sums compiled on an
+  H100: the heuristic never picks them and the compiled kernel refuses
+  them before launch."""
+  for m in (8, 1000):
+    config = triton_heuristics.default_tiled_config(m, 64, k, jnp.int8)
+    assert config.block_k >= 32
+  tiles = pallas_tiled.TileConfig(64, 64, 16)
+  with pytest.raises(ValueError, match="block_k=16 is below 32 for int8"):
+    triton_config.check_triton_tiles(tiles, jnp.int8, (9, 0))
+  triton_config.check_triton_tiles(tiles, jnp.bfloat16, (9, 0))
