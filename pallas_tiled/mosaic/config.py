@@ -235,6 +235,24 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
         f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
         f" {np.dtype(out_dtype)}; TMA stores rows of a multiple of 16 bytes"
         f" (use epi_tile_n={layouts.swizzle_elements(out_dtype)}).")
+  # Found by fuzz.py on an H100: the warpgroup lowering stores through
+  # swizzled (8, piece) tiles, and Mosaic GPU swizzles 32, 64 or 128 bytes
+  # ("Swizzle 16 is not supported" while tracing: bfloat16 epi_tile_n=56,
+  # float8 epi_tile_n=48).
+  if config.lowering == "warpgroup" and piece_bytes % 32:
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
+        f" {np.dtype(out_dtype)}; the warpgroup lowering stores through"
+        " swizzled tiles of a multiple of 32 bytes (use epi_tile_n="
+        f"{layouts.swizzle_elements(out_dtype)}).")
+  # TMA multicast splits the operand tile both CTAs of a cluster share
+  # (B's for clusters along M) between them along its rows of 8: a 200-wide
+  # float32 tile (25 rows of 8) failed while tracing on an H100.
+  if config.cluster_dimension == "m" and config.tile_n % 16:
+    raise ValueError(
+        f"config.tile_n={config.tile_n} with cluster_dimension='m': TMA"
+        " multicast splits B's tile between the cluster's two CTAs in rows"
+        " of 8, so tile_n must be a multiple of 16.")
   sms = device.sm_count()
   if config.num_sms > sms or config.num_sms % config.cluster_size:
     raise ValueError(

@@ -159,7 +159,12 @@ def output_extent(m, n, config, out_dtype, transposed):
   if config.lowering == "lane":
     m_out = max(m, cluster_m)
     n_out = max(round_up(n, _TMA_ALIGN_BYTES // itemsize), cluster_n)
-    return m_out, n_out, m_out % 8 == 0 and n_out % width == 0
+    # Tiled only where the pieces swizzle (32 bytes or more; the warpgroup
+    # lowering's configs are checked for it): 16-byte float8 pieces of a
+    # whole-tile output failed while tracing on an H100.
+    tiled = (m_out % 8 == 0 and n_out % width == 0
+             and width * itemsize >= 32)
+    return m_out, n_out, tiled
   return (max(round_up(m, 8), cluster_m), max(round_up(n, width), cluster_n),
           True)
 

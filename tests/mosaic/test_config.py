@@ -61,8 +61,15 @@ def test_config_validates_itself(fields, exc, words):
     (helpers.FLOAT8, dict(tile_k=128, tile_n=8, epi_tile_n=0),
      "epi_tile_n=8 is 8 bytes of float8_e4m3fn; TMA stores rows of a"
      " multiple of 16 bytes"),
+    # Found by fuzz.py on an H100, each failing inside JAX while traced.
+    (jnp.bfloat16, dict(epi_tile_n=56, tile_n=112),
+     "epi_tile_n=56 is 112 bytes of bfloat16; the warpgroup lowering"),
+    (jnp.bfloat16, dict(tile_n=200, cluster_dimension="m", epi_tile_n=8,
+                        lowering="lane"),
+     "tile_n=200 with cluster_dimension='m'"),
 ], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
-        "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes"])
+        "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes",
+        "warpgroup-epilogue-swizzle", "cluster-m-odd-rows"])
 def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
                                                              words):
   """Each message says what to change."""
