@@ -4,9 +4,13 @@ model is fitted on (wild-tune) and judged on (wild-check, never fitted).
 
 Compiling dominates (about a second per candidate), so `--workers` processes
 compile in parallel and take turns on the GPU: each holds a file lock only
-while CUPTI times a kernel, so no two timings overlap. Every case is checked
-against jnp.matmul at HIGHEST before its time counts; rows are appended to
-`--out` (JSON lines) as they finish, so a run cut short keeps what it timed.
+while CUPTI times a kernel, so no two timings overlap. XLA autotunes its
+GEMMs on the GPU while compiling them, which would disturb those timings,
+so a first phase compiles every shape's jnp.matmul and reference (nothing
+is timed yet) into XLA's autotuning cache, and the timing phase's compiles
+only read it. Every case is checked against jnp.matmul at HIGHEST before its
+time counts; rows are appended to `--out` (JSON lines) as they finish, so a
+run cut short keeps what it timed.
 
   python benchmarks/calibrate.py --suite=wild-tune --dtype=bfloat16 \
       --workers=12 --out=/tmp/tune.jsonl
@@ -20,6 +24,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 
 from absl import app
@@ -42,11 +47,15 @@ _OUT = flags.DEFINE_string("out", None, "JSON-lines output.", required=True)
 _WORKERS = flags.DEFINE_integer("workers", 1, "Processes compiling at once.",
                                 lower_bound=1)
 _WORKER = flags.DEFINE_integer("worker", -1, "Internal: this worker's index.")
+_PHASE = flags.DEFINE_enum("phase", "time", ["warm", "time"],
+                           "Internal: the worker's phase.")
+_START = flags.DEFINE_float("start", 0.0, "Internal: the run's start time.")
 _MIN_MACS = flags.DEFINE_integer("min_macs", 2**24,
                                  "Skip shapes with fewer multiply-adds.")
 _ITERS = flags.DEFINE_integer("iters", 10, "Timed runs per case (median).")
 _DEADLINE_S = flags.DEFINE_float(
-    "deadline_s", 540.0, "Workers start no new shape after this many seconds.")
+    "deadline_s", 540.0,
+    "Workers start no new shape this many seconds after the run started.")
 _SKIP = flags.DEFINE_string(
     "skip", None, "A JSON-lines output of an earlier run: skip its shapes.")
 _LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
@@ -100,18 +109,19 @@ def _time_case(fn, a, b, reference, tol, lock) -> dict:
               lock_held_s=round(held, 2))
 
 
+@jax.jit
+def _reference(a, b):
+  return jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
+                    precision=lax.Precision.HIGHEST)
+
+
 def _shape_rows(m, n, k, dtype, lock):
   """Rows for one shape: jnp.matmul, the current pick, every candidate."""
   key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
   a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
   b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
-  # XLA's GEMM autotuning runs kernels on the GPU while it compiles; the
-  # lock is reentrant.
-  with lock:
-    reference = jax.jit(lambda a, b: jnp.matmul(
-        a.astype(jnp.float32), b.astype(jnp.float32),
-        precision=lax.Precision.HIGHEST))(a, b)
-    xla = _time_case(jnp.matmul, a, b, reference, float("inf"), lock)
+  reference = _reference(a, b)  # Compiled (and autotuned) by _warm.
+  xla = _time_case(jnp.matmul, a, b, reference, float("inf"), lock)
   tol = accuracy.tolerance(a, b, reference, dtype)
   common = dict(m=m, n=n, k=k, dtype=jnp.dtype(dtype).name,
                 device=device.device_kind(), jax_version=jax.__version__)
@@ -138,34 +148,48 @@ def _shapes():
   return shapes
 
 
-def _work(index: int) -> None:
-  start = time.perf_counter()
+def _warm(index: int) -> None:
+  """Compiles this worker's shapes' jnp.matmul and reference, filling
+  XLA's autotuning cache before anything is timed."""
+  dtype = jnp.dtype(_DTYPE.value)
+  for m, n, k in _shapes()[index::_WORKERS.value]:
+    a, b = (jax.ShapeDtypeStruct(s, dtype) for s in ((m, k), (k, n)))
+    for fn in (jax.jit(jnp.matmul), _reference):
+      fn.lower(a, b).compile()
+
+
+def _time(index: int) -> None:
   lock = filelock.FileLock(_LOCK.value)
-  path = f"{_OUT.value}.{index}"
-  with open(path, "a") as out:
-    for m, n, k in _shapes()[index::_WORKERS.value]:
-      if time.perf_counter() - start > _DEADLINE_S.value:
-        print(f"worker {index}: deadline, stopping before {m}x{n}x{k}")
-        break
-      for row in _shape_rows(m, n, k, jnp.dtype(_DTYPE.value), lock):
+  out_lock = filelock.FileLock(_OUT.value + ".lock")
+  for m, n, k in _shapes()[index::_WORKERS.value]:
+    if time.time() - _START.value > _DEADLINE_S.value:
+      print(f"worker {index}: deadline, stopping before {m}x{n}x{k}")
+      break
+    for row in _shape_rows(m, n, k, jnp.dtype(_DTYPE.value), lock):
+      with out_lock, open(_OUT.value, "a") as out:  # One file, whole rows.
         out.write(json.dumps(row) + "\n")
-        out.flush()
+
+
+def _run_workers(phase: str, env, start: float) -> list[int]:
+  procs = [subprocess.Popen(
+      [sys.executable, *sys.argv, f"--worker={i}", f"--phase={phase}",
+       f"--start={start}"], env=env) for i in range(_WORKERS.value)]
+  return [p.wait() for p in procs]
 
 
 def main(argv):
   del argv
   if _WORKER.value >= 0:
-    return _work(_WORKER.value)
-  env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
-  procs = [subprocess.Popen([sys.executable, *sys.argv, f"--worker={i}"],
-                            env=env) for i in range(_WORKERS.value)]
-  codes = [p.wait() for p in procs]
-  with open(_OUT.value, "w") as out:
-    for i in range(_WORKERS.value):
-      if os.path.exists(part := f"{_OUT.value}.{i}"):
-        with open(part) as f:
-          out.write(f.read())
-        os.remove(part)
+    return {"warm": _warm, "time": _time}[_PHASE.value](_WORKER.value)
+  cache_dir = tempfile.mkdtemp(prefix="xla_autotune_")
+  env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", XLA_FLAGS=(
+      os.environ.get("XLA_FLAGS", "")
+      + f" --xla_gpu_per_fusion_autotune_cache_dir={cache_dir}").strip())
+  start = time.time()
+  open(_OUT.value, "w").close()  # Workers append to it, row by row.
+  codes = _run_workers("warm", env, start)
+  print(f"warm phase: {time.time() - start:.0f} s")
+  codes += _run_workers("time", env, start)
   if any(codes):
     sys.exit(f"workers exited with {codes}")
 
