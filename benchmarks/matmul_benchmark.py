@@ -177,6 +177,9 @@ class Row:
   error: str = ""
   time_us: float | None = None
   tflops: float | None = None
+  # Operand and result bytes over the time: what bounds skinny and decode
+  # products (HBM roofline); forward products only.
+  gb_per_s: float | None = None
   pct_peak: float | None = None
   speedup_vs_xla: float | None = None
   rel_error: float | None = None
@@ -250,6 +253,12 @@ class Problem:
   @property
   def macs(self) -> int:
     return self.batch * self.m * self.n * self.k
+
+  @property
+  def bytes_moved(self) -> int:
+    """Bytes of both operands and the result, each read or written once."""
+    return (self.a.nbytes + self.b.nbytes + self.batch * self.m * self.n
+            * jnp.dtype(self.out_dtype).itemsize)
 
   @property
   def flops(self) -> int:
@@ -410,6 +419,8 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
     row.kernels = [(name, round(us, 2)) for name, us in result.kernels]
     flops = problem.flops * (3 if fwd_bwd else 1)
     row.tflops = flops / (result.median_us * 1e-6) / 1e12
+    if not fwd_bwd:
+      row.gb_per_s = problem.bytes_moved / (result.median_us * 1e-6) / 1e9
     peak = peak_tflops(device, problem.dtype, precision)
     if peak and not row.interpret:
       row.pct_peak = 100 * row.tflops / peak

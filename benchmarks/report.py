@@ -29,6 +29,7 @@ def _fmt(value, spec):
 def format_table(rows) -> str:
   header = (f"{'impl':<14} {'backend':<7} {'dtype':<13} {'MxNxK':<18}"
             f" {'config':<34} {'time_us':>10} {'TFLOP/s':>8} {'%peak':>6}"
+            f" {'GB/s':>7}"
             f" {'vs_xla':>7} {'rel_err':>8} {'smem_B':>7} {'progs':>7}"
             "  status")
   lines = [header, "-" * len(header)]
@@ -37,6 +38,7 @@ def format_table(rows) -> str:
         f"{r.impl:<14} {r.backend:<7} {r.dtype:<13} {r.shape:<18}"
         f" {r.config_label:<34} {_fmt(r.time_us, '10.1f')}"
         f" {_fmt(r.tflops, '8.2f')} {_fmt(r.pct_peak, '6.1f')}"
+        f" {_fmt(r.gb_per_s, '7.0f')}"
         f" {_fmt(r.speedup_vs_xla, '7.2f')} {_fmt(r.rel_error, '8.1e')}"
         f" {_fmt(r.shared_memory_bytes, '7d')} {_fmt(r.num_programs, '7d')}"
         f"  {r.status}{': ' + r.error if r.error else ''}")

@@ -20,7 +20,7 @@ from pallas_tiled import timing
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
 sys.path.insert(0, str(BINARY.parent))  # The binary's modules, for fixtures.
-ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak"
+ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak gb_per_s"
               " speedup_vs_xla rel_error status error device jax_version"
               " timing").split()
 
@@ -103,6 +103,9 @@ def test_tiny_run_writes_json_with_every_field(tmp_path):
     assert set(ROW_FIELDS) <= set(row), set(ROW_FIELDS) - set(row)
     assert row["status"] == "ok" and row["error"] == ""
     assert row["time_us"] > 0 and row["tflops"] > 0
+    m, n, k = row["m"], row["n"], row["k"]  # Both operands and the result.
+    moved = (m * k + k * n + m * n) * (2 if row["dtype"] == "bfloat16" else 4)
+    assert row["gb_per_s"] == pytest.approx(moved / row["time_us"] / 1e3)
     assert row["timing"] == "wall-clock-interpret"
     assert row["sustain_s"] == 0.01
     assert row["rel_error"] <= row["tolerance"]
@@ -124,6 +127,7 @@ def test_forced_failure_gives_error_row_and_nonzero_exit(tmp_path):
   assert rows["tiled"]["status"] == "error"
   assert "interpret=False" in rows["tiled"]["error"]
   assert rows["tiled"]["time_us"] is None and rows["tiled"]["tflops"] is None
+  assert rows["tiled"]["gb_per_s"] is None
   assert rows["xla"]["status"] == "ok"
   assert "error: ValueError" in result.stdout
   assert csv_out.read_text().count("\n") == 3  # Header and two rows.
