@@ -25,6 +25,7 @@ import functools
 import math
 
 import jax
+from jax._src import dispatch as jax_dispatch  # Private: the one use below.
 from jax.extend import core as jex_core
 from jax.interpreters import ad
 from jax.interpreters import batching as jax_batching
@@ -121,8 +122,7 @@ platforms.register_lowerings(product_p, batching.partitioned_launch)
 # computation's devices, and jax.jit leaves them out of lowering unless a
 # primitive asks. No public route: jax's own cuDNN attention primitives,
 # partitioned the same way, register in this private set too.
-from jax._src import dispatch as _jax_dispatch  # pylint: disable=g-import-not-at-top,wrong-import-position
-_jax_dispatch.prim_requires_devices_during_lowering.add(product_p)
+jax_dispatch.prim_requires_devices_during_lowering.add(product_p)
 
 
 def matmul(kernel: kernel_lib.Kernel, a, b, call, config) -> jax.Array:

@@ -21,8 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
 sys.path.insert(0, str(BINARY.parent))  # The binary's modules, for fixtures.
 ROW_FIELDS = ("impl backend dtype m n k config time_us tflops pct_peak"
-              " gb_per_s speedup_vs_xla rel_error status error device jax_version"
-              " timing").split()
+              " gb_per_s speedup_vs_xla rel_error status error device"
+              " jax_version timing").split()
 
 
 def _run(*flags, tmp_path, binary=BINARY):
