@@ -22,8 +22,7 @@ import numpy as np
 
 import wild
 from pallas_tiled import cost_model
-from pallas_tiled.mosaic.config import MosaicConfig
-from pallas_tiled.triton.config import TileConfig
+from pallas_tiled.tuning import cache as tuning_cache
 
 _RUNS = flags.DEFINE_list("runs", [], "calibrate.py outputs (JSON lines).")
 _NUM_SMS = flags.DEFINE_integer("num_sms", 132, "The device's SM count.")
@@ -31,7 +30,6 @@ _MIN_SHAPES = flags.DEFINE_integer(
     "min_shapes", 3, "Tile classes timed on fewer shapes are not fitted.")
 _WRITE = flags.DEFINE_bool("write", False,
                            "Write the coefficients into the shipped table.")
-_CONFIG_TYPES = {"mosaic": MosaicConfig, "triton": TileConfig}
 
 
 def load(paths):
@@ -45,7 +43,7 @@ def load(paths):
         if row["status"] != "ok":
           continue
         key = row["impl"] if row["impl"] != "candidate" else (
-            _CONFIG_TYPES[row["backend"]](**row["config"]))
+            tuning_cache.CONFIG_TYPES[row["backend"]](**row["config"]))
         times[row["m"], row["n"], row["k"]][key] = row["time_us"]
   if len(kinds) != 1:
     raise app.UsageError(f"runs mix device kinds or dtypes: {kinds}")

@@ -110,19 +110,17 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   modeled = None if promoted else cost_model.choose(
       m, n, k, dtype, precision, out_dtype=out_dtype, backends=("mosaic",))
   if modeled is not None:  # Tuned entries: only for their own shape.
-    config = tuning_cache.select_config(
-        "mosaic", m, n, k, dtype, precision, auto=auto,
-        default=lambda: modeled,
-        fits=lambda _, tuned_shape: tuned_shape == (m, n, k))
-    return fit_mosaic_config(config, dtype, out_dtype)
-  default = functools.partial(default_mosaic_config, m, n, k, dtype,
-                              out_dtype, promoted=promoted)
+    default = lambda: modeled
+    fits = lambda _, tuned_shape: tuned_shape == (m, n, k)
+  else:
+    default = functools.partial(default_mosaic_config, m, n, k, dtype,
+                                out_dtype, promoted=promoted)
 
-  def fits(config, tuned_shape):
-    if promoted or tuned_shape is None or tuned_shape[:2] == (m, n):
-      return True
-    cost = lambda c: mosaic_wave_cost(c, m, n)
-    return cost(config) <= _REFIT_MARGIN * cost(default())
+    def fits(config, tuned_shape):
+      if promoted or tuned_shape is None or tuned_shape[:2] == (m, n):
+        return True
+      cost = lambda c: mosaic_wave_cost(c, m, n)
+      return cost(config) <= _REFIT_MARGIN * cost(default())
 
   config = tuning_cache.select_config(
       "mosaic", m, n, k, dtype, precision, auto=auto, default=default,

@@ -152,7 +152,8 @@ def output_extent(m, n, config, out_dtype, transposed):
   """
   cluster_m, cluster_n = config.cluster_tile
   itemsize = jnp.dtype(out_dtype).itemsize
-  width = swizzle_bytes(config.epi_tile[1] * itemsize) // itemsize
+  swizzle = swizzle_bytes(config.epi_tile[1] * itemsize)
+  width = swizzle // itemsize
   if transposed:
     return (max(round_up(m, tf32_wgmma.WIDTH), cluster_m),
             max(round_up(n, 8), cluster_n), True)
@@ -162,8 +163,7 @@ def output_extent(m, n, config, out_dtype, transposed):
     # Tiled only where the pieces swizzle (32 bytes or more; the warpgroup
     # lowering's configs are checked for it): 16-byte float8 pieces of a
     # whole-tile output failed while tracing on an H100.
-    tiled = (m_out % 8 == 0 and n_out % width == 0
-             and width * itemsize >= 32)
+    tiled = m_out % 8 == 0 and n_out % width == 0 and swizzle >= 32
     return m_out, n_out, tiled
   return (max(round_up(m, 8), cluster_m), max(round_up(n, width), cluster_n),
           True)
