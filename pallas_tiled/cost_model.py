@@ -134,12 +134,11 @@ def tile_class(config) -> str:
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   """(shared terms, (waves * k_tile / 1000, waves)) of `config` on an
-  (m, n, k) product: what the model's coefficients multiply."""
+  (m, n, k) product: what the model's coefficients multiply. `num_sms`
+  counts a Triton grid's waves (a MosaicConfig carries its own)."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
-    cluster_m, cluster_n = config.cluster_tile
-    tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n)
-    waves = pl.cdiv(tiles, num_sms // config.cluster_size)
+    waves = config.waves(m, n)  # Over the config's own num_sms.
     split, k_tile, aligned = 1, k, False
   else:
     split = config.split_k

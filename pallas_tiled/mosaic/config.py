@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from jax.experimental import pallas as pl
 import numpy as np
 
 from pallas_tiled import config_checks
@@ -130,6 +131,14 @@ class MosaicConfig:
     cta_m, cta_n = self.cta_tile
     return (cta_m * (2 if self.cluster_dimension == "m" else 1),
             cta_n * (2 if self.cluster_dimension == "n" else 1))
+
+  def waves(self, m: int, n: int) -> int:
+    """Rounds of the persistent grid over an (m, n) output: it walks
+    cluster tiles (CTA tiles without clusters), one per cluster of CTAs at a
+    time; a partly full last round counts as one."""
+    cluster_m, cluster_n = self.cluster_tile
+    tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n)
+    return pl.cdiv(tiles, self.num_sms // self.cluster_size)
 
   @property
   def epi_tile(self) -> tuple[int, int]:

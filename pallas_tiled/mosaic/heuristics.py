@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 
-from jax.experimental import pallas as pl
 
 from pallas_tiled import cost_model
 from pallas_tiled import device
@@ -38,15 +37,10 @@ def mosaic_wave_cost(config: MosaicConfig, m: int, n: int) -> float:
   (e.g. bfloat16 3072^3: 128x256 tiles make 288, 2.2 waves, 0.76x
   jnp.matmul; 128x128 make 576, 4.4 waves, 0.90x).
   """
-  # The persistent grid walks cluster tiles (CTA tiles without clusters),
-  # one per cluster of CTAs at a time.
-  cluster_m, cluster_n = config.cluster_tile
-  tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n)
-  waves = pl.cdiv(tiles, config.num_sms // config.cluster_size)
   cta_m, cta_n = config.cta_tile
   area = cta_m * cta_n
   efficiency = next((e for a, e in _CTA_TILE_EFFICIENCY if area >= a), 0.6)
-  return waves * area / efficiency
+  return config.waves(m, n) * area / efficiency
 
 
 def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
