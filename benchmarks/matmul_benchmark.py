@@ -390,9 +390,7 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
     row.num_programs = config.num_sms
   if base == "tiled":  # The naive kernel stages nothing in shared memory.
     real = dtype_rules.real_dtype(problem.dtype)
-    row.shared_memory_bytes = (
-        config.shared_memory_bytes(real) if backend == "triton"
-        else config.shared_memory_bytes(real, real))
+    row.shared_memory_bytes = config.shared_memory_bytes(real, real)
   kwargs = dict(precision=precision)
   if problem.out_dtype != problem.dtype:
     kwargs.update(preferred_element_type=problem.out_dtype)

@@ -204,7 +204,8 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   backend = resolve_backend(real_call, config, backend)
   if isinstance(config, triton_config.TileConfig) and not call.interpret:
     triton_config.check_triton_tiles(config, real_call.dtype,
-                                     device.compute_capability())
+                                     device.compute_capability(),
+                                     real_call.out_dtype)
   elif isinstance(config, mosaic_config.MosaicConfig):
     mosaic_config.check_mosaic_config(config, real_call.dtype,
                                       real_call.out_dtype)

@@ -114,7 +114,7 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
     if isinstance(config, MosaicConfig):
       check_mosaic_config(config, dtype, out_dtype)
     else:
-      check_triton_tiles(config, dtype, device.HOPPER)
+      check_triton_tiles(config, dtype, device.HOPPER, out_dtype)
 
   return config_checks.passing(list(dict.fromkeys(configs)), check)
 

@@ -238,6 +238,18 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
         f" bytes of {dtype}; wgmma needs swizzled K-tiles of a multiple of 32"
         f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
         " 128-byte swizzle).")
+  # Found by fuzz.py on an H100: a 16-bit operand may be staged M- or
+  # N-major (a transposed operand, or a gradient's product), and then its
+  # tile_m or tile_n bytes set the swizzle wgmma needs of both operands.
+  if not layouts.wgmma_needs_k_major(dtype):
+    for name in ("tile_m", "tile_n"):
+      value = getattr(config, name)
+      if value * dtype.itemsize % 32:
+        raise ValueError(
+            f"config.{name}={value} is {value * dtype.itemsize} bytes of"
+            f" {dtype}; an M- or N-major operand tile is swizzled by its"
+            " contiguous extent and wgmma needs a multiple of 32 bytes (use"
+            f" a multiple of {32 // dtype.itemsize}).")
   piece_bytes = config.epi_tile[1] * np.dtype(out_dtype).itemsize
   if piece_bytes % 16:
     raise ValueError(

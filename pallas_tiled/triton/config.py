@@ -109,11 +109,18 @@ class TileConfig:
           f"[/kmajor][/align]: {e}") from None
     return cls(block_m, block_n, block_k, **kwargs)
 
-  def shared_memory_bytes(self, dtype) -> int:
-    """Estimated shared memory per program: num_stages staged (A, B) K-tiles."""
+  def shared_memory_bytes(self, dtype, out_dtype=None) -> int:
+    """Estimated shared memory per program: num_stages staged (A, B) K-tiles,
+    or the output tile (split-K partial sums are float32 or int32) when
+    that is larger: Triton reuses the pipeline's buffers to change the
+    tile's layout before storing it (a float32 256x256 tile asked for
+    262144 bytes on an H100)."""
     itemsize = np.dtype(dtype).itemsize
-    tile_elems = (self.block_m + self.block_n) * self.block_k
-    return self.num_stages * tile_elems * itemsize
+    pipeline = self.num_stages * (self.block_m + self.block_n) * (
+        self.block_k * itemsize)
+    out_itemsize = (4 if self.split_k > 1
+                    else np.dtype(out_dtype or dtype).itemsize)
+    return max(pipeline, self.block_m * self.block_n * out_itemsize)
 
 
 def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
@@ -128,8 +135,10 @@ def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
       )
 
 
-def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
-  """Raises ValueError if the compiled Triton tiled kernel cannot take `config`."""
+def check_triton_tiles(config: TileConfig, dtype, compute_capability,
+                       out_dtype=None) -> None:
+  """Raises ValueError if the compiled Triton tiled kernel cannot take `config`
+  for `dtype` operands and an `out_dtype` result (default: `dtype`)."""
   why = "Triton needs for every block (tensor sizes must be powers of two)"
   check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
   for name in ("block_m", "block_n", "block_k"):
@@ -147,12 +156,13 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability) -> None:
         f" exact sums on an H100. Use block_k={min_block_k(dtype)} or more,"
         " or run with interpret=True.")
   limit = device.SHARED_MEMORY_LIMIT_BYTES.get(compute_capability)
-  needed = config.shared_memory_bytes(dtype)
+  needed = config.shared_memory_bytes(dtype, out_dtype)
   if limit is not None and needed > limit:
     raise ValueError(
         f"{config} needs about {needed} bytes of shared memory per program"
         f" (num_stages={config.num_stages} x (block_m + block_n) x block_k x"
-        f" {np.dtype(dtype).itemsize} bytes), over the {limit}-byte limit of"
+        f" {np.dtype(dtype).itemsize} bytes, or the block_m x block_n output"
+        f" tile when larger), over the {limit}-byte limit of"
         f" compute capability {compute_capability[0]}.{compute_capability[1]}."
         " Lower num_stages or the block sizes."
     )

@@ -64,12 +64,17 @@ def test_config_validates_itself(fields, exc, words):
     # Found by fuzz.py on an H100, each failing inside JAX while traced.
     (jnp.bfloat16, dict(epi_tile_n=56, tile_n=112),
      "epi_tile_n=56 is 112 bytes of bfloat16; the warpgroup lowering"),
-    (jnp.bfloat16, dict(tile_n=200, cluster_dimension="m", epi_tile_n=8,
-                        lowering="lane"),
+    (jnp.float32, dict(tile_n=200, tile_k=32, cluster_dimension="m",
+                       epi_tile_n=8, lowering="lane"),
      "tile_n=200 with cluster_dimension='m'"),
+    # Found by fuzz.py on an H100: an N-major 136-wide bfloat16 B tile
+    # (272 bytes) allows only a 16-byte swizzle, refused while traced.
+    (jnp.bfloat16, dict(tile_n=136, epi_tile_n=136, lowering="lane"),
+     "tile_n=136 is 272 bytes of bfloat16; an M- or N-major operand tile"),
 ], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
         "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes",
-        "warpgroup-epilogue-swizzle", "cluster-m-odd-rows"])
+        "warpgroup-epilogue-swizzle", "cluster-m-odd-rows",
+        "n-major-tile-bytes"])
 def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
                                                              words):
   """Each message says what to change."""
