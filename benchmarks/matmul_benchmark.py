@@ -9,7 +9,9 @@ a case that fails to compile, launch or match gets an error row and no time.
 The exit code is non-zero if any result is wrong, or if any case errors
 outside a tile sweep (where tiles that cannot run are the experiment's data).
 
-On a GPU, times are CUPTI kernel times (median after warm-up). On a CPU the
+On a GPU, times are CUPTI kernel times (median after warm-up); decode and
+skinny cases (M or N <= 64) cycle through copies of their operands larger
+than L2 together, so they time reads from HBM. On a CPU the
 kernels run in Pallas interpret mode and times are wall clock, labelled so.
 With --rounds=N each shape's cases are timed N times, taking turns, and each
 row is its case's median round.
@@ -132,6 +134,13 @@ _INTERPRET = flags.DEFINE_enum(
     "Pallas interpret mode; auto interprets exactly when there is no GPU.")
 _ITERS = flags.DEFINE_integer("iters", 20, "Timed runs per case (median).")
 _WARMUP = flags.DEFINE_integer("warmup", 3, "Untimed runs per case first.")
+_COLD_MB = flags.DEFINE_float(
+    "cold_operands_mb", 100.0,
+    "Decode and skinny forward cases (M or N <= 64) cycle through copies of"
+    " their operands adding up to at least this many MB (twice Hopper's"
+    " 50 MB L2; at most 64 copies), so each product reads its operands from"
+    " HBM as a decode step does, not from L2; 0 turns this off.",
+    lower_bound=0.0)
 _SUSTAIN = flags.DEFINE_float(
     "sustain_s", 0.0,
     "Seconds each case then runs back to back before it is timed, so that"
@@ -195,6 +204,8 @@ class Row:
   jax_version: str = jax.__version__
   timing: str = ""
   sustain_s: float = 0.0  # Back-to-back seconds before timing (--sustain_s).
+  # Operand copies cycled through per timed call (--cold_operands_mb).
+  operand_copies: int = 1
   # Each round's median time (--rounds); the row is the median round's.
   round_us: list[float] = dataclasses.field(default_factory=list)
   # (kernel name, median us) for each kernel of one call (CUPTI only).
@@ -229,6 +240,10 @@ def peak_tflops(device: str, dtype, precision) -> float | None:
   return None
 
 
+MAX_COLD_DIM = 64  # M or N at most this: a decode or skinny product.
+MAX_COLD_COPIES = 64
+
+
 class Problem:
   """One (shape, dtype): operands, a cotangent for the backward, and lazily
   computed references shared by every impl."""
@@ -249,6 +264,16 @@ class Problem:
     sample_rng = np.random.default_rng(seed)
     self.sample_at = [(int(sample_rng.integers(self.m)),
                        int(sample_rng.integers(self.n))) for _ in range(3)]
+
+  def operand_sets(self, cold_bytes: float) -> list[tuple]:
+    """(a, b), and for decode and skinny shapes (M or N <= 64) copies of
+    them in other buffers up to `cold_bytes` in all (`--cold_operands_mb`)."""
+    pair_bytes = self.a.nbytes + self.b.nbytes
+    copies = 1
+    if min(self.m, self.n) <= MAX_COLD_DIM and pair_bytes < cold_bytes:
+      copies = min(MAX_COLD_COPIES, -(-int(cold_bytes) // pair_bytes))
+    return [(self.a, self.b)] + [(jnp.copy(self.a), jnp.copy(self.b))
+                                 for _ in range(copies - 1)]
 
   @property
   def macs(self) -> int:
@@ -404,8 +429,12 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
   else:
     fn = _timed_function(impl, problem, **kwargs)
   try:
-    result = timing.measure(fn, problem.a, problem.b, iterations=_ITERS.value,
-                            warmup=_WARMUP.value, sustain_s=_SUSTAIN.value)
+    cold = not (fwd_bwd or interpret) and _COLD_MB.value > 0
+    sets = problem.operand_sets(_COLD_MB.value * 2**20 if cold else 0)
+    row.operand_copies = len(sets)
+    result = timing.measure_cold(fn, sets, iterations=_ITERS.value,
+                                 warmup=_WARMUP.value,
+                                 sustain_s=_SUSTAIN.value)
     row.timing, row.iterations = result.method, result.iterations
     if _CHECK.value:
       _check(row, problem, result.result, precision, fwd_bwd)

@@ -76,3 +76,24 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
     times_s.append(time.perf_counter() - start)
   return Timing(statistics.median(times_s) * 1e6, "wall-clock-interpret",
                 iterations, result)
+
+
+def measure_cold(f: Callable, arg_sets, **kwargs) -> Timing:
+  """`measure` of `f` over several argument sets of one shape, one product
+  per set in each timed call, reported per product: with sets adding up to
+  more than the L2 cache, each product reads its operands from memory, as
+  a decode step's weights are, not from L2 where the last iteration left
+  them. The result is f's for the first set."""
+  def every_set(*flat):
+    width = len(arg_sets[0])
+    return [f(*flat[i:i + width]) for i in range(0, len(flat), width)]
+
+  copies = len(arg_sets)
+  timing = measure(every_set, *(x for s in arg_sets for x in s), **kwargs)
+  per_name = {}
+  for name, us in timing.kernels:
+    per_name[name] = per_name.get(name, 0.0) + us / copies
+  return timing._replace(median_us=timing.median_us / copies,
+                         result=timing.result[0],
+                         kernels=tuple(per_name.items()))
+

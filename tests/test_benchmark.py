@@ -245,3 +245,35 @@ def test_sustained_timing_needs_non_negative_seconds():
   assert result.median_us > 0 and result.iterations == 3
   with pytest.raises(ValueError, match=r"sustain_s=-0\.5: must be"):
     timing.measure(jnp.matmul, x, x, sustain_s=-0.5)
+
+
+@pytest.mark.parametrize("shape, copies", [
+    ((8, 512, 1024), 50),   # Decode: 1 MiB of operands, 50 copies to 50 MiB.
+    ((1024, 16, 512), 50),  # Skinny N: 1.02 MiB, 50 copies.
+    ((2, 8, 32, 16), 64),   # Tiny: capped at 64 copies.
+    ((128, 128, 1024), 1),  # Neither: timed as is.
+])
+def test_decode_operands_cycle_through_copies(benchmark_module, shape,
+                                              copies):
+  problem = benchmark_module.Problem(shape, jnp.bfloat16)
+  sets = problem.operand_sets(50 * 2**20)
+  assert len(sets) == copies
+  pointers = {x.unsafe_buffer_pointer() for pair in sets for x in pair}
+  assert len(pointers) == 2 * copies  # Each copy in its own buffers.
+  for a, b in sets:
+    assert (a == problem.a).all() and (b == problem.b).all()
+
+
+def test_cold_timing_reports_one_products_time(monkeypatch):
+  sets = [(jnp.full((4, 8), i + 1.0), jnp.ones((8, 3))) for i in range(3)]
+  result = timing.measure_cold(lambda a, b: a @ b, sets, iterations=3,
+                               warmup=1)
+  assert (result.result == 8.0).all()  # The first set's product.
+  # Per product: a call of three products, 300 us, kernels summed by name.
+  fake = timing.Timing(300.0, "cupti", 3, [1, 2, 3],
+                       (("gemm", 90.0), ("gemm", 90.0), ("gemm", 90.0),
+                        ("pad", 30.0)))
+  monkeypatch.setattr(timing, "measure", lambda *args, **kwargs: fake)
+  result = timing.measure_cold(None, sets)
+  assert result.median_us == 100.0 and result.result == 1
+  assert result.kernels == (("gemm", 90.0), ("pad", 10.0))
