@@ -3,9 +3,11 @@
 
 Both walk a ring of `jax.lax.ppermute`s over one mesh axis of n devices in
 n steps: each step's product needs only data already here, and the transfer
-for the next step is independent of it, so XLA runs the two concurrently
-(collective-permute-start/done around the kernel). Gradients are JAX's
-through ppermute, slicing and `matmul`'s own VJP.
+for the next step is independent of it, so XLA's GPU scheduler is free to
+run the two concurrently (collective-permute-start/done around the kernel;
+on the CPU the permutes are synchronous, and no multi-GPU schedule has been
+inspected yet). Gradients are JAX's through ppermute, slicing and
+`matmul`'s own VJP.
 """
 
 from __future__ import annotations
