@@ -189,6 +189,8 @@ class Row:
   # Operand and result bytes over the time: what bounds skinny and decode
   # products (HBM roofline); forward products only.
   gb_per_s: float | None = None
+  # Decode and skinny rows: gb_per_s over the device's copy bandwidth.
+  pct_copy_bandwidth: float | None = None
   pct_peak: float | None = None
   speedup_vs_xla: float | None = None
   rel_error: float | None = None
@@ -511,6 +513,20 @@ def _fill_speedups(rows: list[Row]) -> None:
       r.speedup_vs_xla = base / r.time_us
 
 
+def copy_bandwidth() -> float:
+  """GB/s of an elementwise pass over 1 GiB, reading and writing it: the
+  HBM roofline that decode and skinny rows are compared with."""
+  x = jax.random.normal(jax.random.key(0), (2**28,), jnp.float32)
+  result = timing.measure(lambda x: x * 2, x, iterations=10)
+  return 2 * x.nbytes / (result.median_us * 1e-6) / 1e9
+
+
+def fill_copy_fractions(rows: list[Row], copy_gb_per_s: float) -> None:
+  for r in rows:
+    if r.gb_per_s and min(r.m, r.n) <= MAX_COLD_DIM:
+      r.pct_copy_bandwidth = 100 * r.gb_per_s / copy_gb_per_s
+
+
 def _parse_shard(text: str) -> tuple[int, int]:
   try:
     index, count = (int(x) for x in text.split("/"))
@@ -637,11 +653,15 @@ def main(argv):
               jax_version=jax.__version__, interpret=interpret,
               date=datetime.date.today().isoformat(),
               command=" ".join(sys.argv))
+  if not interpret:
+    meta.update(copy_gb_per_s=copy_bandwidth())
   rows = []
   for _, group in itertools.groupby(cases, key=lambda case: case[2:5]):
     rows.extend(_run_rounds(list(group), precision=precision,
                             interpret=interpret, device=device))
     _fill_speedups(rows)
+    if not interpret:
+      fill_copy_fractions(rows, meta["copy_gb_per_s"])
     if _JSON_OUT.value:  # After every shape: a killed run keeps its rows.
       report.write_json(rows, _JSON_OUT.value,
                         dict(meta, timing=rows[0].timing))
@@ -652,6 +672,9 @@ def main(argv):
   print(report.format_table(rows))
   if any(r.suite.startswith("wild") for r in rows):
     print(report.format_speedup_stats(rows))
+  if not interpret:
+    print(f"copy bandwidth (1 GiB read and written): "
+          f"{meta['copy_gb_per_s']:.0f} GB/s")
   if _CSV_OUT.value:
     report.write_csv(rows, _CSV_OUT.value)
   if _PLOT_OUT.value:

@@ -277,3 +277,13 @@ def test_cold_timing_reports_one_products_time(monkeypatch):
   result = timing.measure_cold(None, sets)
   assert result.median_us == 100.0 and result.result == 1
   assert result.kernels == (("gemm", 90.0), ("pad", 10.0))
+
+
+def test_decode_rows_are_held_to_the_copy_bandwidth(benchmark_module):
+  row = lambda m, n, gb: benchmark_module.Row(
+      "tiled", "triton", "s", "bfloat16", 1, m, n, 64, None, "-", "default",
+      gb_per_s=gb)
+  rows = [row(8, 4096, 2400.0), row(4096, 16, 1200.0), row(128, 128, 900.0),
+          row(1, 64, None)]
+  benchmark_module.fill_copy_fractions(rows, 3000.0)
+  assert [r.pct_copy_bandwidth for r in rows] == [80.0, 40.0, None, None]
