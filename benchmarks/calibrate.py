@@ -40,6 +40,8 @@ from pallas_tiled import api
 from pallas_tiled import cost_model
 from pallas_tiled import device
 
+WARM_WORKERS = 4
+
 _SUITE = flags.DEFINE_enum("suite", "wild-tune", list(suites.SUITES),
                            "Shape suite to time.")
 _DTYPE = flags.DEFINE_string("dtype", "bfloat16", "Input dtype.")
@@ -170,10 +172,11 @@ def _time(index: int) -> None:
         out.write(json.dumps(row) + "\n")
 
 
-def _run_workers(phase: str, env, start: float) -> list[int]:
+def _run_workers(phase: str, env, start: float, count: int) -> list[int]:
   procs = [subprocess.Popen(
       [sys.executable, *sys.argv, f"--worker={i}", f"--phase={phase}",
-       f"--start={start}"], env=env) for i in range(_WORKERS.value)]
+       f"--start={start}", f"--workers={count}"], env=env)
+           for i in range(count)]
   return [p.wait() for p in procs]
 
 
@@ -187,9 +190,11 @@ def main(argv):
       + f" --xla_gpu_per_fusion_autotune_cache_dir={cache_dir}").strip())
   start = time.time()
   open(_OUT.value, "w").close()  # Workers append to it, row by row.
-  codes = _run_workers("warm", env, start)
+  # Fewer warm workers: each autotunes GEMMs on the GPU with their operands
+  # and workspaces allocated, and 12 at once ran an H100 out of memory.
+  codes = _run_workers("warm", env, start, min(_WORKERS.value, WARM_WORKERS))
   print(f"warm phase: {time.time() - start:.0f} s")
-  codes += _run_workers("time", env, start)
+  codes += _run_workers("time", env, start, _WORKERS.value)
   if any(codes):
     sys.exit(f"workers exited with {codes}")
 
