@@ -7,7 +7,8 @@
 # root, on the GPU machine with jax preinstalled):
 #   benchmarks/run_h200.sh OUTPUT_DIR [PARTS]
 # PARTS: any of suites (= suites_bfloat16 suites_float16 suites_float32
-# suites_float8_e4m3fn), highest, sweeps, fwd_bwd. The suites time each
+# suites_float8_e4m3fn), highest, sweeps, fwd_bwd, dtypes (int8, float64 and
+# complex64 against jnp.matmul; not in the default). The suites time each
 # shape's cases in ROUNDS interleaved rounds (default 3; --rounds).
 set -uo pipefail
 out=${1:?usage: benchmarks/run_h200.sh OUTPUT_DIR}
@@ -57,6 +58,13 @@ if want fwd_bwd; then
   $bench --suite=square --suite=batched --dtypes=bfloat16 \
     --impls=tiled,xla,tiled_fwd_bwd,xla_fwd_bwd --backends=auto,triton \
     --json_out="$out/h200_fwd_bwd.json" --plot_out="$out/h200_fwd_bwd.png" \
+    || status=1
+fi
+if want dtypes; then  # int8 (int32 results), float64 (x64) and complex64.
+  $bench --suite=square --suite=llm --suite=ragged --dtypes=int8 \
+    --impls=tiled,xla --json_out="$out/dtypes_int8.json" || status=1
+  JAX_ENABLE_X64=1 $bench --suite=square --dtypes=float64,complex64 \
+    --impls=tiled,xla --json_out="$out/dtypes_float64_complex64.json" \
     || status=1
 fi
 exit $status
