@@ -5,7 +5,9 @@ kind and dtype into `pallas_tiled/tuning/tables/cost_model.json`.
 Refuses any wild-check shape: those judge the model, never fit it. Reports
 how the model's pick compares, leaving each tune shape out of its own fit,
 with the best candidate measured and with the library's pick at the time
-of calibration, all against jnp.matmul in the same run.
+of calibration, all against jnp.matmul in the same run, and how well it
+ranks each shape's candidates (Spearman's rank correlation of predicted
+against measured times).
 
   python benchmarks/fit_cost_model.py --runs=h100_tune.jsonl --write
 """
@@ -86,17 +88,28 @@ def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
   return fitted
 
 
+def rank_correlation(x, y) -> float:
+  """Spearman's: the correlation of the two lists' ranks (no ties)."""
+  rank = lambda v: np.argsort(np.argsort(v))
+  return float(np.corrcoef(rank(x), rank(y))[0, 1])
+
+
 def picks(times, shape, coefs, dtype, num_sms):
   """(jnp.matmul's time over the model's pick's, over the best measured
-  candidate's, over the library's pick's) on one shape."""
+  candidate's, over the library's pick's; the rank correlation of the
+  candidates' predicted and measured times) on one shape."""
   measured = {c: t for c, t in times[shape].items() if not isinstance(c, str)}
   predicted = {c: cost_model.predict_us(c, *shape, dtype, coefs, num_sms)
                for c in measured}
   predicted = {c: t for c, t in predicted.items() if t is not None}
   chosen = min(predicted, key=predicted.get)
   xla = times[shape]["xla"]
+  ranked = list(predicted)
+  correlation = (rank_correlation([predicted[c] for c in ranked],
+                                  [measured[c] for c in ranked])
+                 if len(ranked) >= 3 else math.nan)
   return (xla / measured[chosen], xla / min(measured.values()),
-          xla / times[shape]["pick"])
+          xla / times[shape]["pick"], correlation)
 
 
 def main(argv):
@@ -117,6 +130,10 @@ def main(argv):
     speedups = [r[i] for r in left_out]
     print(f"  {name:15s} geomean {math.exp(np.mean(np.log(speedups))):.3f}x,"
           f" p10 {np.percentile(speedups, 10):.3f}x, min {min(speedups):.3f}x")
+  correlations = [r[3] for r in left_out if not math.isnan(r[3])]
+  print("  rank correlation of predicted and measured candidate times, per"
+        f" shape: median {np.median(correlations):.2f}, p10"
+        f" {np.percentile(correlations, 10):.2f} ({len(correlations)} shapes)")
   coefs = fit(times, shapes, dtype, **options)
   print(f"{len(coefs['classes'])} tile classes;", {
       t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS})

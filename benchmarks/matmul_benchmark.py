@@ -653,14 +653,15 @@ def main(argv):
               jax_version=jax.__version__, interpret=interpret,
               date=datetime.date.today().isoformat(),
               command=" ".join(sys.argv))
-  if not interpret:
+  on_gpu = jax.default_backend() == "gpu"  # A CPU's copy is no roofline.
+  if on_gpu:
     meta.update(copy_gb_per_s=copy_bandwidth())
   rows = []
   for _, group in itertools.groupby(cases, key=lambda case: case[2:5]):
     rows.extend(_run_rounds(list(group), precision=precision,
                             interpret=interpret, device=device))
     _fill_speedups(rows)
-    if not interpret:
+    if on_gpu:
       fill_copy_fractions(rows, meta["copy_gb_per_s"])
     if _JSON_OUT.value:  # After every shape: a killed run keeps its rows.
       report.write_json(rows, _JSON_OUT.value,
@@ -672,7 +673,7 @@ def main(argv):
   print(report.format_table(rows))
   if any(r.suite.startswith("wild") for r in rows):
     print(report.format_speedup_stats(rows))
-  if not interpret:
+  if on_gpu:
     print(f"copy bandwidth (1 GiB read and written): "
           f"{meta['copy_gb_per_s']:.0f} GB/s")
   if _CSV_OUT.value:
