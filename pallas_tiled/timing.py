@@ -96,4 +96,3 @@ def measure_cold(f: Callable, arg_sets, **kwargs) -> Timing:
   return timing._replace(median_us=timing.median_us / copies,
                          result=timing.result[0],
                          kernels=tuple(per_name.items()))
-
