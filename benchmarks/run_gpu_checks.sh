@@ -38,7 +38,7 @@ for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 if [[ -f $out/pytest.log ]]; then  # A cut-off run has no summary line.
   echo "pytest: $(grep -E '^=+ .*(passed|failed|error).* =+$' \
     "$out/pytest.log" | tail -1)"
-  grep -E '(FAILED|ERROR)' "$out/pytest.log" | grep -v '^\[gw' | sort -u
+  grep -oE '(FAILED|ERROR) tests/[^ ]+' "$out/pytest.log" | sort -u
 fi
 [[ -f $out/fuzz.log ]] && echo "fuzz: $(tail -1 "$out/fuzz.log")"
 [[ -f $out/sanitize.log ]] && cat "$out/sanitize.log"
