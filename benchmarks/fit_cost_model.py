@@ -73,7 +73,10 @@ def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
       x[j:j + 2] = per_tile
       rows.append(x / time_us)
   design = np.array(rows)
-  active = np.ones(design.shape[1], bool)
+  # A shared term no timed candidate exercises stays out of the table, so
+  # the model never picks what would need it (predict_us).
+  exercised = design.any(axis=0)
+  active = exercised.copy()
   while True:  # Drop negative coefficients until none is left.
     solution, *_ = np.linalg.lstsq(design[:, active], np.ones(len(rows)),
                                    rcond=None)
@@ -83,7 +86,8 @@ def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
   coefs = np.zeros(design.shape[1])
   coefs[active] = solution
   coefs = [float(f"{c:.6g}") for c in coefs]
-  fitted = dict(zip(cost_model.SHARED_TERMS, coefs))
+  fitted = {t: c for t, c, used in zip(cost_model.SHARED_TERMS, coefs,
+                                       exercised) if used}
   fitted["classes"] = {c: coefs[j:j + 2] for c, j in column.items()}
   return fitted
 
@@ -136,7 +140,7 @@ def main(argv):
         f" {np.percentile(correlations, 10):.2f} ({len(correlations)} shapes)")
   coefs = fit(times, shapes, dtype, **options)
   print(f"{len(coefs['classes'])} tile classes;", {
-      t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS})
+      t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS if t in coefs})
   if _WRITE.value:
     with open(cost_model.TABLE_PATH) as f:
       table = json.load(f)

@@ -5,6 +5,7 @@ Each candidate's time is predicted from the shape alone:
 
   time = launch + waves * (per_k * k_tile + per_wave)
          + reduce * split-K partial-sum bytes + align * operand bytes copied
+         + unaligned * operand bytes read from unaligned rows uncopied
 
 where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
@@ -14,7 +15,9 @@ fill and epilogue) belong to the candidate's tile class, and the other
 terms are shared. The coefficients are fitted per device kind and dtype on
 CUPTI times of every candidate on the `wild-tune` shapes
 (`benchmarks/calibrate.py`, `benchmarks/fit_cost_model.py`) and shipped in
-`tuning/tables/cost_model.json`; wild-check shapes are never fitted on.
+`tuning/tables/cost_model.json`; wild-check shapes are never fitted on. A
+candidate whose tile class or shared term has no coefficient yet (nothing
+like it was timed) is never chosen.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from pallas_tiled.triton.heuristics import default_tiled_config
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
-SHARED_TERMS = ("launch", "reduce", "align")
+SHARED_TERMS = ("launch", "reduce", "align", "unaligned")
 # A Hopper part without coefficients of its own uses these (same SM design;
 # its own SM count enters through the waves).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
@@ -140,13 +143,20 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
     split, k_tile, aligned = 1, k, False
+    unaligned_reads = 0
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
     waves = pl.cdiv(tiles, num_sms)
     k_tile, aligned = pl.cdiv(k, split), config.align_operands
+    # Each row block of the output reads all of b, each column block a.
+    unaligned_reads = (
+        not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
+            pl.cdiv(m, config.block_m) * k * n
+            + pl.cdiv(n, config.block_n) * m * k)
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
-            aligned * (m * k + k * n) * itemsize / 1e6)
+            aligned * (m * k + k * n) * itemsize / 1e6,
+            unaligned_reads * itemsize / 1e6)
   return shared, (waves * k_tile / 1e3, float(waves))
 
 
@@ -170,13 +180,17 @@ def coefficients(device_kind: str, dtype) -> dict | None:
 
 def predict_us(config, m: int, n: int, k: int, dtype,
                coefs: dict, num_sms: int) -> float | None:
-  """Predicted time of `config` in microseconds; None for a tile class
-  the coefficients were not fitted for."""
+  """Predicted time of `config` in microseconds; None for a tile class or
+  a shared term (with work to do here) the coefficients were not fitted
+  for."""
   per_class = coefs["classes"].get(tile_class(config))
   if per_class is None:
     return None
   shared, per_tile = features(config, m, n, k, dtype, num_sms)
-  return (math.fsum(coefs[t] * x for t, x in zip(SHARED_TERMS, shared))
+  if any(x and t not in coefs for t, x in zip(SHARED_TERMS, shared)):
+    return None
+  return (math.fsum(coefs.get(t, 0.0) * x for t, x in zip(SHARED_TERMS,
+                                                          shared))
           + math.fsum(c * x for c, x in zip(per_class, per_tile)))
 
 

@@ -72,6 +72,38 @@ def test_picks(hopper, shape, backend, tile):
     assert config.split_k > 1
 
 
+def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):
+  """Skinny candidates that read unaligned rows in place (no copy) are
+  timed by calibrate.py but have no "unaligned" coefficient until then."""
+  hopper()
+  from pallas_tiled.triton.config import TileConfig  # pylint: disable=import-outside-toplevel
+  coefs = cost_model.coefficients(H100, jnp.bfloat16)
+  in_place = TileConfig.from_label("16x64x128/w4/s4")
+  copied = TileConfig.from_label("16x64x128/w4/s4/align")
+  unaligned, aligned = (1, 51865, 1280), (1, 51200, 1280)
+  predict = lambda c, shape: cost_model.predict_us(c, *shape, jnp.bfloat16,
+                                                   coefs, 132)
+  assert "unaligned" not in coefs and predict(in_place, unaligned) is None
+  assert predict(copied, unaligned) > predict(in_place, aligned) > 0
+  assert in_place in cost_model.model_candidates(*unaligned, jnp.bfloat16)
+  assert cost_model.choose(*unaligned, jnp.bfloat16).align_operands
+
+
+def test_fit_leaves_out_terms_nothing_timed_exercises():
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  from pallas_tiled.triton.config import TileConfig  # pylint: disable=import-outside-toplevel
+  copied = TileConfig.from_label("16x64x128/w4/s4/align")
+  in_place = TileConfig.from_label("16x64x128/w4/s4")
+  shapes = [(1, 51865, 1280), (8, 30001, 4096), (16, 12289, 2048)]
+  times = {s: {copied: 100.0 + i, "xla": 1.0} for i, s in enumerate(shapes)}
+  assert "unaligned" not in fit_cost_model.fit(times, shapes, "bfloat16",
+                                               min_shapes=1)
+  for i, s in enumerate(shapes):
+    times[s][in_place] = 50.0 + 3 * i
+  assert "unaligned" in fit_cost_model.fit(times, shapes, "bfloat16",
+                                           min_shapes=1)
+
+
 def test_another_hopper_part_uses_its_own_sm_count(hopper):
   # An H100 PCIe (114 SMs) has no coefficients of its own: the H100 SXM's,
   # with its own waves. 3072^2 is 288 tiles of 128x256, 2.2 waves of 132

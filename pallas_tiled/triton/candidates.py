@@ -19,7 +19,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """Configs worth timing, the heuristic's choice first.
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
-  rather than a full product, so that tuning one shape costs 8 to 19
+  rather than a full product, so that tuning one shape costs 8 to 25
   compiles (float64's, not measured yet, are smaller tiles). Every
   candidate passes `check_triton_tiles` for `compute_capability`.
   """
@@ -43,9 +43,14 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
         ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),
         ((128, bk), 5, 4), ((64, 2 * bk), 3, 4)):
       for kmajor in kmajors:
-        candidates.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
-                                     k_major_b=kmajor,
-                                     align_operands=unaligned))
+        # Also unaligned rows read in place: an aligned copy reads and
+        # writes all of b before a product that reads it once (1x51865x1280
+        # ran 0.30x jnp.matmul on an H100); a K-major b's transpose aligns.
+        for align in ([True, False] if unaligned and not kmajor
+                      else [unaligned]):
+          candidates.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
+                                       k_major_b=kmajor,
+                                       align_operands=align))
   else:
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
               (128, 64, 4), (64, 128, 4)]
