@@ -60,6 +60,10 @@ _DEADLINE_S = flags.DEFINE_float(
     "Workers start no new shape this many seconds after the run started.")
 _SKIP = flags.DEFINE_string(
     "skip", None, "A JSON-lines output of an earlier run: skip its shapes.")
+_SHAPES = flags.DEFINE_list(
+    "shapes", None, "Only these MxNxK of the suite (e.g. to time candidates"
+    " added since a shape was calibrated; fit_cost_model.py takes a later"
+    " run's rows of a shape in place of an earlier run's).")
 _LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
                             "The lock that serializes GPU timing.")
 
@@ -141,6 +145,12 @@ def _shapes():
   shapes = [suites.parse_shape(s) for s in suites.SUITES[_SUITE.value]]
   shapes = [s for s in shapes if len(s) == 3 and s[0] * s[1] * s[2]
             >= _MIN_MACS.value]
+  if _SHAPES.value:
+    wanted = {tuple(suites.parse_shape(s)) for s in _SHAPES.value}
+    if unknown := wanted - {tuple(s) for s in shapes}:
+      raise app.UsageError(f"--shapes: not in --suite={_SUITE.value} (or"
+                           f" under --min_macs): {sorted(unknown)}")
+    shapes = [s for s in shapes if tuple(s) in wanted]
   if _SKIP.value:
     with open(_SKIP.value) as f:
       done = {(r["m"], r["n"], r["k"]) for r in map(json.loads, f)}
@@ -184,6 +194,7 @@ def main(argv):
   del argv
   if _WORKER.value >= 0:
     return {"warm": _warm, "time": _time}[_PHASE.value](_WORKER.value)
+  print(f"{len(_shapes())} shapes")  # Bad --shapes fail here, not in workers.
   cache_dir = tempfile.mkdtemp(prefix="xla_autotune_")
   env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", XLA_FLAGS=(
       os.environ.get("XLA_FLAGS", "")

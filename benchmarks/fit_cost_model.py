@@ -36,9 +36,11 @@ _WRITE = flags.DEFINE_bool("write", False,
 
 def load(paths):
   """{(m, n, k): {"xla": us, "pick": us, config: us}}, the device kind and
-  the dtype of the runs' correct rows."""
-  times, kinds = collections.defaultdict(dict), set()
+  the dtype of the runs' correct rows. A shape in several runs takes the
+  last run's rows alone: times compared with each other come from one run."""
+  times, kinds = {}, set()
   for path in paths:
+    run = collections.defaultdict(dict)
     with open(path) as f:
       for row in map(json.loads, f):
         kinds.add((row["device"], row["dtype"]))
@@ -46,7 +48,8 @@ def load(paths):
           continue
         key = row["impl"] if row["impl"] != "candidate" else (
             tuning_cache.CONFIG_TYPES[row["backend"]](**row["config"]))
-        times[row["m"], row["n"], row["k"]][key] = row["time_us"]
+        run[row["m"], row["n"], row["k"]][key] = row["time_us"]
+    times.update(run)
   if len(kinds) != 1:
     raise app.UsageError(f"runs mix device kinds or dtypes: {kinds}")
   return times, *kinds.pop()

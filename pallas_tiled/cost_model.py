@@ -81,14 +81,19 @@ def _mosaic_candidates(dtype, out_dtype, lowering: str) -> list[MosaicConfig]:
 
 
 def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
-  """The Triton heuristic's pick; for few output tiles, split-K variants;
-  for skinny outputs (M <= 64), the autotuner's skinny set."""
+  """The Triton heuristic's pick (and, for unaligned rows, it reading them
+  in place); for few output tiles, split-K variants; for skinny outputs
+  (M <= 64), the autotuner's skinny set."""
   if m <= 64:  # No K range narrower than one K-phase.
     return [c for c in triton_candidates.candidate_configs(
         m, n, k, dtype, precision) if k // c.split_k >= c.block_k
             or c.split_k == 1]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
+  if first.align_operands and not first.k_major_b:
+    # Timed by calibrate.py so that the "unaligned" term can be fitted on
+    # wild-tune, whose skinny shapes with unaligned rows are all tiny.
+    configs.append(dataclasses.replace(first, align_operands=False))
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
   if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
     bk = layouts.swizzle_elements(dtype)

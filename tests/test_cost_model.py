@@ -143,3 +143,17 @@ def test_fitting_refuses_wild_check_shapes(tmp_path):
   finally:
     flags.FLAGS.unparse_flags()
 
+
+
+def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  row = lambda m, impl, us: json.dumps(dict(
+      m=m, n=64, k=64, device=H100, dtype="bfloat16", impl=impl,
+      backend="xla", config=None, status="ok", time_us=us)) + "\n"
+  first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+  first.write_text(row(1, "xla", 1.0) + row(1, "pick", 2.0)
+                   + row(2, "xla", 3.0))
+  second.write_text(row(1, "xla", 5.0))
+  times, kind, dtype = fit_cost_model.load([str(first), str(second)])
+  assert times == {(1, 64, 64): {"xla": 5.0}, (2, 64, 64): {"xla": 3.0}}
+  assert (kind, dtype) == (H100, "bfloat16")
