@@ -94,7 +94,8 @@ def promoted_dtype(a, b) -> np.dtype:
   if dtype not in SUPPORTED_DTYPES:
     raise TypeError(
         f"a.dtype={a.dtype} and b.dtype={b.dtype} promote to {dtype}, which"
-        f" is not supported; supported dtypes are {_SUPPORTED_NAMES}.")
+        f" is not supported; supported dtypes are"
+        f" {dtypes.names(SUPPORTED_DTYPES)}.")
   return jnp.dtype(dtype)
 # --- end mixed dtypes ---
 
