@@ -39,6 +39,7 @@ from pallas_tiled import accuracy
 from pallas_tiled import api
 from pallas_tiled import cost_model
 from pallas_tiled import device
+from pallas_tiled import dtypes
 
 WARM_WORKERS = 4
 
@@ -124,8 +125,8 @@ def _reference(a, b):
 def _shape_rows(m, n, k, dtype, lock):
   """Rows for one shape: jnp.matmul, the current pick, every candidate."""
   key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
-  a = jax.random.normal(key_a, (m, k), jnp.float32).astype(dtype)
-  b = jax.random.normal(key_b, (k, n), jnp.float32).astype(dtype)
+  a = dtypes.random_operand(key_a, (m, k), dtype)
+  b = dtypes.random_operand(key_b, (k, n), dtype)
   reference = _reference(a, b)  # Compiled (and autotuned) by _warm.
   xla = _time_case(jnp.matmul, a, b, reference, float("inf"), lock)
   tol = accuracy.tolerance(a, b, reference, dtype)

@@ -26,6 +26,7 @@ import numpy as np
 import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import device
+from pallas_tiled import dtypes
 
 DTYPES = ("float32", "bfloat16", "float16", "float8_e4m3fn", "int8")
 BACKENDS = ("auto", "triton", "mosaic")
@@ -153,19 +154,6 @@ def operands(case):
       a_shape[:-1] + (n,), b_shape[:-2] + (m, n))), dtype)
 
 
-def call_with_poisoned_output(fn, a, b):
-  """`fn(a, b)` with its output buffer pre-filled with NaN (integers: their
-  least value) and donated, so that an element the kernel never writes
-  stays poisoned (as tests/helpers)."""
-  out_type = jax.eval_shape(fn, a, b)
-  integer = jnp.issubdtype(out_type.dtype, jnp.integer)
-  poison = jnp.full(out_type.shape, jnp.iinfo(out_type.dtype).min
-                    if integer else jnp.nan, out_type.dtype)
-  run = jax.jit(lambda a, b, poison: fn(a, b), donate_argnums=2,
-                keep_unused=True)
-  return run(a, b, poison)
-
-
 def error_bound(abs_ref, abs_prod, k, dtype, out_dtype, highest):
   """Elementwise bound on |out - ref| for a float32-accumulating product.
 
@@ -192,16 +180,10 @@ def error_bound(abs_ref, abs_prod, k, dtype, out_dtype, highest):
           + float(finfo.smallest_subnormal))
 
 
-def result_dtype(dtype):
-  """What a case asks for: int32 for int8 (exact sums), else the inputs'."""
-  dtype = jnp.dtype(dtype)
-  return jnp.dtype(jnp.int32) if dtype == jnp.int8 else dtype
-
-
 def check_close(name, out, ref, abs_prod, *, k, dtype, highest):
   """None if `out` is within `error_bound` of `ref` everywhere and has no
   NaN; else why not. int8 products are int32."""
-  out_dtype = result_dtype(dtype)
+  out_dtype = dtypes.exact_result_dtype(dtype)
   if out.shape != ref.shape or out.dtype != out_dtype:
     return (f"{name}: {out.shape} {out.dtype}, expected {ref.shape}"
             f" {out_dtype}")
@@ -267,9 +249,10 @@ def _run_product(case, interpret):
   precision = lax.Precision.HIGHEST if case["precision"] == "highest" else None
   fn = functools.partial(pallas_tiled.matmul, config=config,
                          backend=case["backend"], precision=precision,
-                         preferred_element_type=result_dtype(a.dtype),
+                         preferred_element_type=dtypes.exact_result_dtype(
+                             a.dtype),
                          interpret=interpret)
-  outs = {"out": call_with_poisoned_output(fn, a, b)}
+  outs = {"out": accuracy.call_with_poisoned_output(fn, a, b)}
   if case["grad"]:
     loss = lambda a, b: jnp.sum(
         (fn(a, b) * ct).astype(jnp.float32))
@@ -322,7 +305,7 @@ def self_test(seed=0):
   by 1) or NaN."""
   rng = np.random.default_rng(seed)
   for dtype in map(jnp.dtype, DTYPES):
-    out_dtype = result_dtype(dtype)
+    out_dtype = dtypes.exact_result_dtype(dtype)
     integer = jnp.issubdtype(dtype, jnp.integer)
     for m, n, k in ((1, 1, 1), (5, 9, 64), (17, 3, 300)):
       scale = 50 if integer else 1

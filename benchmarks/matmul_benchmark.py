@@ -254,14 +254,12 @@ class Problem:
     *batch, self.m, self.n, self.k = shape
     self.batch, self.dtype = (batch[0] if batch else 1), jnp.dtype(dtype)
     key_a, key_b, key_c = jax.random.split(jax.random.key(seed), 3)
-    random = lambda key, dims: _random_operand(key, (*batch, *dims), dtype)
+    random = lambda key, dims: dtype_rules.random_operand(
+        key, (*batch, *dims), dtype)
     self.a = random(key_a, (self.m, self.k))
     self.b = random(key_b, (self.k, self.n))
     self.cotangent = random(key_c, (self.m, self.n))
-    # int8 products are asked for int32 results, exact (and jnp.matmul's
-    # int8 default wraps).
-    self.out_dtype = dtype_rules.accumulator_dtype(dtype) if (
-        jnp.issubdtype(dtype, jnp.integer)) else self.dtype
+    self.out_dtype = dtype_rules.exact_result_dtype(dtype)
     self._references = {}
     sample_rng = np.random.default_rng(seed)
     self.sample_at = [(int(sample_rng.integers(self.m)),
@@ -313,20 +311,6 @@ class Problem:
         ref, what = _device_reference(x, y)
         self._references[index] = (ref, what)
     return self._references[index]
-
-
-def _random_operand(key, shape, dtype) -> jax.Array:
-  """Standard normal (complex: both parts), int8 uniform over its values."""
-  if jnp.issubdtype(dtype, jnp.integer):
-    info = jnp.iinfo(dtype)
-    return jax.random.randint(key, shape, info.min, info.max + 1, dtype)
-  real = dtype_rules.real_dtype(dtype)
-  if jnp.dtype(dtype) in dtype_rules.COMPLEX_DTYPES:
-    real_key, imag_key = jax.random.split(key)
-    return lax.complex(jax.random.normal(real_key, shape, real),
-                       jax.random.normal(imag_key, shape, real))
-  return jax.random.normal(key, shape, jnp.promote_types(
-      real, jnp.float32)).astype(dtype)
 
 
 def _device_reference(x, y):

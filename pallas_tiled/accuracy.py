@@ -1,7 +1,8 @@
 """How close a matmul result must be: relative error and its tolerance.
 
 Shared by the tests, the benchmark's checks and the autotuner, so that all of
-them hold every implementation to the same bound.
+them hold every implementation to the same bound; and the output poisoning
+that catches elements a kernel never writes.
 """
 
 from __future__ import annotations
@@ -90,3 +91,23 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
   subnormal = (float(finfo.smallest_subnormal) / 2 * np.sqrt(np.size(ref))
                / ref_norm if ref_norm else np.inf)
   return float(finfo.eps) / 2 + subnormal + spread * summed
+
+
+def call_with_poisoned_output(fn, a, b, **kwargs):
+  """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN
+  (integers: their least value, which random products hardly reach).
+
+  The poisoned buffer is donated to the jitted call, so XLA reuses it for
+  the result; an element the kernel never writes stays poisoned. (In
+  interpret mode Pallas also starts every output as NaN.) Shared by the
+  tests and benchmarks/fuzz.py; tests/test_api.py's
+  `test_poison_harness_catches_unwritten_elements` checks that it really
+  catches an unwritten tile.
+  """
+  out_type = jax.eval_shape(lambda a, b: fn(a, b, **kwargs), a, b)
+  poison = jnp.full(out_type.shape, jnp.iinfo(out_type.dtype).min
+                    if jnp.issubdtype(out_type.dtype, jnp.integer)
+                    else jnp.nan, out_type.dtype)
+  run = jax.jit(lambda a, b, poison: fn(a, b, **kwargs), donate_argnums=2,
+                keep_unused=True)
+  return run(a, b, poison)

@@ -88,3 +88,29 @@ def allowed_result_dtypes(dtype) -> tuple[np.dtype, ...]:
   if dtype in COMPLEX_DTYPES:
     return COMPLEX_DTYPES
   return FLOAT_DTYPES
+
+
+def exact_result_dtype(dtype) -> np.dtype:
+  """What tests, benchmarks and the fuzzer ask products of `dtype` for:
+  int32 for integers (the accumulator's exact sums; jnp.matmul's int8
+  default wraps), else `dtype` itself."""
+  dtype = jnp.dtype(dtype)
+  return accumulator_dtype(dtype) if jnp.issubdtype(dtype,
+                                                    jnp.integer) else dtype
+
+
+def random_operand(key, shape, dtype) -> jax.Array:
+  """Test data for timing and tuning: standard normal values (complex: in
+  both parts), integers uniform over all their values (int8: exact int32
+  sums for K < 2^17)."""
+  shape = tuple(shape)
+  if jnp.issubdtype(dtype, jnp.integer):
+    info = jnp.iinfo(dtype)
+    return jax.random.randint(key, shape, info.min, info.max + 1, dtype)
+  real = real_dtype(dtype)
+  if jnp.dtype(dtype) in COMPLEX_DTYPES:
+    real_key, imag_key = jax.random.split(key)
+    return jax.lax.complex(jax.random.normal(real_key, shape, real),
+                           jax.random.normal(imag_key, shape, real))
+  return jax.random.normal(key, shape, jnp.promote_types(
+      real, jnp.float32)).astype(dtype)

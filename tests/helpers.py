@@ -80,23 +80,8 @@ def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):
   assert err <= tol, f"relative error {err:.3e} > tolerance {tol:.3e}"
 
 
-def call_with_poisoned_output(fn, a, b, **kwargs):
-  """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN
-  (integers: their least value, which random products hardly reach).
-
-  The poisoned buffer is donated to the jitted call, so XLA reuses it for
-  the result; an element the kernel never writes stays poisoned. (In
-  interpret mode Pallas also starts every output as NaN.) `test_poison_
-  harness_catches_unwritten_elements` checks that this really catches an
-  unwritten tile.
-  """
-  out_type = jax.eval_shape(lambda a, b: fn(a, b, **kwargs), a, b)
-  poison = jnp.full(out_type.shape, jnp.iinfo(out_type.dtype).min
-                    if jnp.issubdtype(out_type.dtype, jnp.integer)
-                    else jnp.nan, out_type.dtype)
-  run = jax.jit(lambda a, b, poison: fn(a, b, **kwargs), donate_argnums=2,
-                keep_unused=True)
-  return run(a, b, poison)
+# The output poisoning shared with benchmarks/fuzz.py.
+call_with_poisoned_output = accuracy.call_with_poisoned_output
 
 
 def launch_jaxpr(eqn):

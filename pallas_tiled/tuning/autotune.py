@@ -66,14 +66,6 @@ def _time_if_correct(key, config, a, b, call, reference, tol, iterations,
   return (result.median_us, result.method) if status == "ok" else None
 
 
-def _random_operand(key, shape, dtype) -> jax.Array:
-  """Standard normal values, or any int8 (exact int32 sums for K < 2^17)."""
-  if jnp.issubdtype(dtype, jnp.integer):
-    info = jnp.iinfo(dtype)
-    return jax.random.randint(key, tuple(shape), info.min, info.max + 1, dtype)
-  return jax.random.normal(key, tuple(shape), jnp.float32).astype(dtype)
-
-
 def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
              precision=None, candidates=None, iterations: int = 10,
              warmup: int = 2, cache=None, force: bool = False):
@@ -98,7 +90,7 @@ def autotune(a_shape, b_shape, dtype, *, backend: str = "auto",
         f"dtype={jnp.dtype(dtype)} runs as three real products of"
         f" {dtypes.real_dtype(dtype)}: autotune {dtypes.real_dtype(dtype)}.")
   key_a, key_b = jax.random.split(jax.random.key(0))
-  a, b = _random_operand(key_a, a_shape, dtype), _random_operand(
+  a, b = dtypes.random_operand(key_a, a_shape, dtype), dtypes.random_operand(
       key_b, b_shape, dtype)
   acc_dtype = dtypes.accumulator_dtype(dtype)
   call = validation.check_matmul_call(
