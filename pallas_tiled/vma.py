@@ -18,18 +18,20 @@ from __future__ import annotations
 import jax
 
 
+def _varying_of(aval) -> frozenset:
+  manual_axis_type = getattr(aval, "manual_axis_type", None)
+  return manual_axis_type.varying if manual_axis_type else frozenset()
+
+
 def varying(x) -> frozenset:
   """The manual mesh axes `x` varies over (empty outside shard_map)."""
-  manual_axis_type = getattr(jax.typeof(x), "manual_axis_type", None)
-  return manual_axis_type.varying if manual_axis_type else frozenset()
+  return _varying_of(jax.typeof(x))
 
 
 def out_aval(shape, dtype, *operand_avals) -> jax.core.ShapedArray:
   """The product primitive's output type (abstract operands): varying over
   the axes any operand varies over."""
-  axes = frozenset().union(*(
-      mat.varying for mat in (getattr(x, "manual_axis_type", None)
-                              for x in operand_avals) if mat))
+  axes = frozenset().union(*map(_varying_of, operand_avals))
   if not axes:
     return jax.core.ShapedArray(shape, dtype)
   # Inside shard_map: typed on its (manual) mesh, replicated within a device.

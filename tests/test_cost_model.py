@@ -14,6 +14,7 @@ import pytest
 
 from pallas_tiled import cost_model
 from pallas_tiled import device
+from pallas_tiled.triton.config import TileConfig
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))  # The benchmark modules.
@@ -76,7 +77,6 @@ def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):
   """Skinny candidates that read unaligned rows in place (no copy) are
   timed by calibrate.py but have no "unaligned" coefficient until then."""
   hopper()
-  from pallas_tiled.triton.config import TileConfig  # pylint: disable=import-outside-toplevel
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
   in_place = TileConfig.from_label("16x64x128/w4/s4")
   copied = TileConfig.from_label("16x64x128/w4/s4/align")
@@ -91,7 +91,6 @@ def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):
 
 def test_fit_leaves_out_terms_nothing_timed_exercises():
   import fit_cost_model  # pylint: disable=import-outside-toplevel
-  from pallas_tiled.triton.config import TileConfig  # pylint: disable=import-outside-toplevel
   copied = TileConfig.from_label("16x64x128/w4/s4/align")
   in_place = TileConfig.from_label("16x64x128/w4/s4")
   shapes = [(1, 51865, 1280), (8, 30001, 4096), (16, 12289, 2048)]

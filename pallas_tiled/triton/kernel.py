@@ -242,14 +242,16 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
     return heuristics.symbolic_shape_config(dtype)
   modeled = cost_model.choose(m, n, k, dtype, precision, out_dtype=out_dtype,
                               backends=("triton",))
-  if modeled is None:
-    return tuning_cache.select_config(
-        "triton", m, n, k, dtype, precision, auto=auto,
-        default=lambda: heuristics.default_tiled_config(m, n, k, dtype,
-                                                        precision))
+  if modeled is not None:  # Tuned entries: only for their own shape.
+    default = lambda: modeled
+    fits = lambda _, tuned_shape: tuned_shape == (m, n, k)
+  else:
+    default = functools.partial(heuristics.default_tiled_config, m, n, k,
+                                dtype, precision)
+    fits = None
   return tuning_cache.select_config(
-      "triton", m, n, k, dtype, precision, auto=auto, default=lambda: modeled,
-      fits=lambda _, tuned_shape: tuned_shape == (m, n, k))
+      "triton", m, n, k, dtype, precision, auto=auto, default=default,
+      fits=fits)
 
 
 KERNEL = kernel_lib.Kernel("triton", batched_product, select_config)
