@@ -38,7 +38,6 @@ from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
 from pallas_tiled.mosaic.config import output_lowering
-from pallas_tiled.mosaic import plan as mosaic_plan
 from pallas_tiled.triton import candidates as triton_candidates
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
@@ -148,22 +147,20 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
-    split, k_tile = 1, k
-    copied = mosaic_plan.copied_bytes(m, n, k, config, dtype, dtype)
+    split, k_tile, aligned = 1, k, False
     unaligned_reads = 0
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
     waves = pl.cdiv(tiles, num_sms)
     k_tile, aligned = pl.cdiv(k, split), config.align_operands
-    copied = aligned * (m * k + k * n) * itemsize
     # Each row block of the output reads all of b, each column block a.
     unaligned_reads = (
         not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
             pl.cdiv(m, config.block_m) * k * n
             + pl.cdiv(n, config.block_n) * m * k)
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
-            copied / 1e6,
+            aligned * (m * k + k * n) * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6)
   return shared, (waves * k_tile / 1e3, float(waves))
 

@@ -3,10 +3,8 @@
 TMA and wgmma put rules on the arrays the kernel reads and writes: which
 operands must be K-major, which must be padded to whole swizzled tiles, how
 wide the swizzle is and over what extent the output is stored.
-`layout` makes those decisions for one call (on shapes alone, so the cost
-model can count the copies: `copied_bytes`); `prepare` also runs the copies
-they need (`relayout.py`) and returns the static `Plan` the kernel is built
-from.
+`prepare` makes those decisions for one call, runs the copies they need
+(`relayout.py`) and returns the static `Plan` the kernel is built from.
 docs/design.md explains the rules and BUILD_NOTES.md the measurements.
 """
 
@@ -14,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -224,42 +221,7 @@ def _staged_majors(dtype, a_k_major, b_k_major, *, old_interpreter,
 def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
             old_interpreter):
   """(plan, a, b): the layout decisions for one call, and the operands
-  copied (padded, transposed) where TMA needs it, in one launch."""
-  plan, a, b, shapes, transposes = layout(
-      a, b, problem=problem, config=config, precision=precision,
-      out_dtype=out_dtype, interpret=interpret,
-      old_interpreter=old_interpreter)
-  a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
-                               interpret=interpret)
-  return plan, a, b
-
-
-def copied_bytes(m: int, n: int, k: int, config, dtype, out_dtype) -> int:
-  """Bytes of the arrays copied around the kernel for a row-major (m, k) @
-  (k, n) product: each operand `prepare` pads or transposes, and a padded
-  output, which is cut to (m, n). Decided on shapes alone, at default
-  precision (the cost model's feature)."""
-  dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
-  a = jax.ShapeDtypeStruct((1, m, k), dtype)
-  b = jax.ShapeDtypeStruct((1, k, n), dtype)
-  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
-  plan, a, b, shapes, transposes = layout(
-      a, b, problem=problem, config=config, precision=None,
-      out_dtype=out_dtype, interpret=False, old_interpreter=False)
-  copied = sum(x.size * x.dtype.itemsize
-               for x, shape, transpose in zip((a, b), shapes, transposes)
-               if transpose or tuple(shape) != x.shape[1:])
-  if (plan.m, plan.n) != (plan.problem.m, plan.problem.n):
-    copied += m * n * out_dtype.itemsize
-  return copied
-
-
-def layout(a, b, *, problem, config, precision, out_dtype, interpret,
-           old_interpreter):
-  """(plan, a, b, shapes, transposes): the layout decisions for one call,
-  on anything with a shape and dtype; a and b are the operands in the
-  kernel's order (three-pass TF32's tripled ones), which `relayout` must
-  pad to `shapes` (transposing where `transposes` says) before the kernel.
+  copied (padded, transposed) where TMA needs it, in one launch.
 
   A row-major B is N-major, but B^T is an M-major A, so where TF32 reads
   A through registers a product of two row-major operands runs as
@@ -305,11 +267,13 @@ def layout(a, b, *, problem, config, precision, out_dtype, interpret,
     shapes = (_tma_shape(a, swizzle, a_box, transposes[0]),
               _tma_shape(b, swizzle, b_box, transposes[1]))
     m_out, n_out = p.m, p.n
+  a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
+                               interpret=interpret)
   m_out, n_out, tiled_out = output_extent(m_out, n_out, c, out_dtype,
                                           transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.
-  (a_rows, a_cols), (b_rows, b_cols) = shapes
-  k = max(a_cols if a_k_major else a_rows, b_cols if b_k_major else b_rows)
+  k = max(a.shape[-1] if a_k_major else a.shape[-2],
+          b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out)
-  return plan, a, b, shapes, transposes
+  return plan, a, b
