@@ -3,9 +3,11 @@ suite) into one, and optionally writes its CSV and plot.
 
   python benchmarks/merge_results.py --out=OUT.json --inputs=IN1.json,IN2.json
 
-Rows are concatenated in order; the meta is the first report's, with every
-input's command kept. Speedups were computed within each run, against
-jnp.matmul timed in that same run, so they stay valid.
+Rows are concatenated in order; a problem (shape, dtype, precision) in
+several reports keeps only the last report's rows, so a re-run of some shapes replaces them whole.
+The meta is the first report's, with every input's command kept. Speedups
+were computed within each run, against jnp.matmul timed in that same run,
+so they stay valid.
 """
 
 import json
@@ -24,10 +26,19 @@ _PLOT_OUT = flags.DEFINE_string(
     " a PNG.")
 
 
+# What makes rows one problem: a re-run's rows of it replace the earlier's.
+_PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
+
+
 def merge(reports):
   meta = dict(reports[0]["meta"])
   meta["command"] = [r["meta"]["command"] for r in reports]
-  return {"meta": meta, "rows": [row for r in reports for row in r["rows"]]}
+  problem = lambda row: tuple(row.get(f) for f in _PROBLEM_FIELDS)
+  last = {problem(row): index
+          for index, r in enumerate(reports) for row in r["rows"]}
+  return {"meta": meta, "rows": [
+      row for index, r in enumerate(reports) for row in r["rows"]
+      if last[problem(row)] == index]}
 
 
 def main(argv):

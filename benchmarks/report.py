@@ -58,7 +58,8 @@ def write_json(rows, path: str, meta: dict[str, Any]) -> None:
 
 
 def write_csv(rows, path: str) -> None:
-  fields = list(_record(rows[0])) if rows else []
+  # Every row's fields: merged reports may mix rows from older binaries.
+  fields = list(dict.fromkeys(f for r in rows for f in _record(r)))
   with open(path, "w", newline="") as f:
     writer = csv.DictWriter(f, fieldnames=fields)
     writer.writeheader()

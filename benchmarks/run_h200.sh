@@ -63,7 +63,9 @@ fi
 if want dtypes; then  # int8 (int32 results), float64 (x64) and complex64.
   $bench --suite=square --suite=llm --suite=ragged --dtypes=int8 \
     --impls=tiled,xla --json_out="$out/dtypes_int8.json" || status=1
-  JAX_ENABLE_X64=1 $bench --suite=square --dtypes=float64,complex64 \
+  # Not 8192^3: a float64 product there takes ~16 s (67 TF/s FP64 peak).
+  JAX_ENABLE_X64=1 $bench --dtypes=float64,complex64 --iters=5 --warmup=1 \
+    --shapes=1024x1024x1024,2048x2048x2048,4096x4096x4096,1000x1000x1000 \
     --impls=tiled,xla --json_out="$out/dtypes_float64_complex64.json" \
     || status=1
 fi
