@@ -65,6 +65,11 @@ _SHAPES = flags.DEFINE_list(
     "shapes", None, "Only these MxNxK of the suite (e.g. to time candidates"
     " added since a shape was calibrated; fit_cost_model.py takes a later"
     " run's rows of a shape in place of an earlier run's).")
+_MAX_SHAPES = flags.DEFINE_integer(
+    "max_shapes", None, "Only the first this many shapes of a fixed shuffle"
+    " (the warm phase compiles every shape's jnp.matmul before any is timed,"
+    " so --deadline_s alone cannot bound a run over a large suite).",
+    lower_bound=1)
 _LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
                             "The lock that serializes GPU timing.")
 
@@ -158,7 +163,7 @@ def _shapes():
     shapes = [s for s in shapes if tuple(s) not in done]
   # A fixed shuffle: a run cut short by --deadline_s keeps a spread of sizes.
   random.Random(0).shuffle(shapes)
-  return shapes
+  return shapes[:_MAX_SHAPES.value]
 
 
 def _warm(index: int) -> None:

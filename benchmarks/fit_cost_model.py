@@ -27,6 +27,9 @@ from pallas_tiled import cost_model
 from pallas_tiled.tuning import cache as tuning_cache
 
 _RUNS = flags.DEFINE_list("runs", [], "calibrate.py outputs (JSON lines).")
+_CHECK_RUNS = flags.DEFINE_list(
+    "check_runs", [], "calibrate.py outputs on wild-check: never fitted on,"
+    " only reported (the fitted model's pick and rank correlation there).")
 _NUM_SMS = flags.DEFINE_integer("num_sms", 132, "The device's SM count.")
 _MIN_SHAPES = flags.DEFINE_integer(
     "min_shapes", 3, "Tile classes timed on fewer shapes are not fitted.")
@@ -119,6 +122,21 @@ def picks(times, shape, coefs, dtype, num_sms):
           xla / times[shape]["pick"], correlation)
 
 
+def _report(title, results) -> None:
+  """Prints `picks` results over shapes: speedups and rank correlation."""
+  print(f"{title}; speedup over jnp.matmul:")
+  for i, name in enumerate(("model pick", "best candidate", "library pick")):
+    speedups = [r[i] for r in results]
+    print(f"  {name:15s} geomean {math.exp(np.mean(np.log(speedups))):.3f}x,"
+          f" p10 {np.percentile(speedups, 10):.3f}x, min {min(speedups):.3f}x")
+  correlations = [r[3] for r in results if not math.isnan(r[3])]
+  if correlations:  # Shapes with at least 3 predicted candidates.
+    print("  rank correlation of predicted and measured candidate times, per"
+          f" shape: median {np.median(correlations):.2f}, p10"
+          f" {np.percentile(correlations, 10):.2f} ({len(correlations)}"
+          " shapes)")
+
+
 def main(argv):
   del argv
   times, kind, dtype = load(_RUNS.value)
@@ -131,17 +149,21 @@ def main(argv):
       picks(times, s, fit(times, [t for t in shapes if t != s], dtype,
                           **options), dtype, _NUM_SMS.value)
       for s in shapes]
-  print(f"{kind}, {dtype}: {len(shapes)} wild-tune shapes, each left out of"
-        " its own fit; speedup over jnp.matmul:")
-  for i, name in enumerate(("model pick", "best candidate", "library pick")):
-    speedups = [r[i] for r in left_out]
-    print(f"  {name:15s} geomean {math.exp(np.mean(np.log(speedups))):.3f}x,"
-          f" p10 {np.percentile(speedups, 10):.3f}x, min {min(speedups):.3f}x")
-  correlations = [r[3] for r in left_out if not math.isnan(r[3])]
-  print("  rank correlation of predicted and measured candidate times, per"
-        f" shape: median {np.median(correlations):.2f}, p10"
-        f" {np.percentile(correlations, 10):.2f} ({len(correlations)} shapes)")
+  _report(f"{kind}, {dtype}: {len(shapes)} wild-tune shapes, each left out"
+          " of its own fit", left_out)
   coefs = fit(times, shapes, dtype, **options)
+  if _CHECK_RUNS.value:
+    check_times, check_kind, check_dtype = load(_CHECK_RUNS.value)
+    if (check_kind, check_dtype) != (kind, dtype):
+      raise app.UsageError(f"--check_runs are {check_kind}, {check_dtype};"
+                           f" --runs {kind}, {dtype}")
+    if tuned := sorted(set(check_times) - check):
+      raise app.UsageError(f"--check_runs hold non-check shapes: {tuned}")
+    checked = sorted(s for s in check_times
+                     if {"xla", "pick"} <= set(check_times[s]))
+    _report(f"{len(checked)} wild-check shapes, the model fitted on all of"
+            " wild-tune", [picks(check_times, s, coefs, dtype,
+                                 _NUM_SMS.value) for s in checked])
   print(f"{len(coefs['classes'])} tile classes;", {
       t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS if t in coefs})
   if _WRITE.value:

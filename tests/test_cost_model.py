@@ -5,6 +5,7 @@ arithmetic over the shape)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 import sys
@@ -148,6 +149,47 @@ def test_fitting_refuses_wild_check_shapes(tmp_path):
   finally:
     flags.FLAGS.unparse_flags()
 
+
+
+def test_check_runs_are_reported_never_fitted(tmp_path, capsys):
+  """--check_runs judges the model fitted on wild-tune on wild-check shapes
+  (their pick and rank correlation) and refuses any tune shape there."""
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  import wild  # pylint: disable=import-outside-toplevel
+  from absl import app  # pylint: disable=import-outside-toplevel
+  from absl import flags  # pylint: disable=import-outside-toplevel
+  configs = ("128x64x64/w4/s4", "64x64x128/w4/s4", "64x128x128/w4/s4")
+
+  def rows(entry, pick_us):
+    common = dict(m=entry.m, n=entry.n, k=entry.k, device=H100,
+                  dtype="bfloat16", status="ok")
+    yield dict(common, impl="xla", backend="xla", config=None, time_us=10.0)
+    yield dict(common, impl="pick", backend="auto", config=None,
+               time_us=pick_us)
+    for i, label in enumerate(configs):
+      config = dataclasses.asdict(TileConfig.from_label(label))
+      yield dict(common, impl="candidate", backend="triton", config=config,
+                 time_us=10.0 + i)
+
+  def write(path, entries):
+    path.write_text("".join(json.dumps(r) + "\n" for e in entries
+                            for r in rows(e, 20.0)))
+    return path
+
+  check = write(tmp_path / "check.jsonl", wild.load("check")[:3])
+  tune = write(tmp_path / "tune.jsonl", wild.load("tune")[:1])
+  try:
+    flags.FLAGS(["fit_cost_model", f"--runs={RUNS}",
+                 f"--check_runs={check}"])
+    fit_cost_model.main([])
+    assert "3 wild-check shapes, the model fitted on all of wild-tune" in (
+        capsys.readouterr().out)
+    flags.FLAGS.unparse_flags()
+    flags.FLAGS(["fit_cost_model", f"--runs={RUNS}", f"--check_runs={tune}"])
+    with pytest.raises(app.UsageError, match="non-check shapes"):
+      fit_cost_model.main([])
+  finally:
+    flags.FLAGS.unparse_flags()
 
 
 def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
