@@ -56,7 +56,8 @@ def _interpret_params():
   """The Mosaic GPU interpreter's parameters.
 
   Public as plgpu.InterpretGPUParams from jax 0.11; jax 0.10 has them only
-  in a private module, the one private import of this package.
+  in a private module (one of the package's two private imports; the
+  other registers the product primitive in autodiff.py).
   """
   params = getattr(plgpu, "InterpretGPUParams", None)
   if params is None:  # jax 0.10
