@@ -26,21 +26,6 @@ _PLOT_OUT = flags.DEFINE_string(
     " a PNG.")
 
 
-# What makes rows one problem: a re-run's rows of it replace the earlier's.
-_PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
-
-
-def merge(reports):
-  meta = dict(reports[0]["meta"])
-  meta["command"] = [r["meta"]["command"] for r in reports]
-  problem = lambda row: tuple(row.get(f) for f in _PROBLEM_FIELDS)
-  last = {problem(row): index
-          for index, r in enumerate(reports) for row in r["rows"]}
-  return {"meta": meta, "rows": [
-      row for index, r in enumerate(reports) for row in r["rows"]
-      if last[problem(row)] == index]}
-
-
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}; use --inputs.")
@@ -48,7 +33,7 @@ def main(argv):
   for path in _INPUTS.value:
     with open(path) as f:
       reports.append(json.load(f))
-  merged = merge(reports)
+  merged = report.merge_reports(reports)
   with open(_OUT.value, "w") as f:
     json.dump(merged, f, indent=1)
   rows = [types.SimpleNamespace(**row) for row in merged["rows"]]

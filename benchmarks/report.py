@@ -19,6 +19,23 @@ import numpy as np
 MIN_STATS_MACS = 2**24
 
 
+# What makes rows one problem: a re-run's rows of it replace the earlier's.
+_PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
+
+
+def merge_reports(reports) -> dict:
+  """One report of several (JSON dicts): rows in order, each problem's from
+  the last report that has it; the first meta, with every command."""
+  meta = dict(reports[0]["meta"])
+  meta["command"] = [r["meta"]["command"] for r in reports]
+  problem = lambda row: tuple(row.get(f) for f in _PROBLEM_FIELDS)
+  last = {problem(row): index
+          for index, r in enumerate(reports) for row in r["rows"]}
+  return {"meta": meta, "rows": [
+      row for index, r in enumerate(reports) for row in r["rows"]
+      if last[problem(row)] == index]}
+
+
 def _fmt(value, spec):
   """format(value, spec), or a dash as wide as the spec for a missing value."""
   if value is None:

@@ -202,7 +202,7 @@ def test_rounds_report_each_cases_median_round(summarize_module, tmp_path):
 def test_merge_keeps_the_last_reports_rows_of_a_shape():
   """A re-run of some shapes replaces their rows whole (ours and
   jnp.matmul's, timed together); other shapes keep theirs, in order."""
-  import merge_results  # pylint: disable=import-outside-toplevel
+  import report  # pylint: disable=import-outside-toplevel
   row = lambda impl, m, us, dtype="bfloat16": dict(
       impl=impl, batch=1, m=m, n=8, k=8, dtype=dtype, precision="default",
       time_us=us)
@@ -211,7 +211,7 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
       row("xla", 9, 4.0), row("tiled", 8, 7.0, "float32")]}
   rerun = {"meta": {"command": "rerun"}, "rows": [
       row("tiled", 8, 5.0), row("xla", 8, 6.0)]}
-  merged = merge_results.merge([first, rerun])
+  merged = report.merge_reports([first, rerun])
   assert [(r["m"], r["dtype"], r["time_us"]) for r in merged["rows"]] == [
       (9, "bfloat16", 3.0), (9, "bfloat16", 4.0), (8, "float32", 7.0),
       (8, "bfloat16", 5.0), (8, "bfloat16", 6.0)]
