@@ -177,15 +177,15 @@ def test_check_runs_are_reported_never_fitted(tmp_path, capsys):
     return path
 
   check = write(tmp_path / "check.jsonl", wild.load("check")[:3])
-  tune = write(tmp_path / "tune.jsonl", wild.load("tune")[:1])
+  tune = write(tmp_path / "tune.jsonl", wild.load("tune")[:4])
   try:
-    flags.FLAGS(["fit_cost_model", f"--runs={RUNS}",
+    flags.FLAGS(["fit_cost_model", f"--runs={tune}",
                  f"--check_runs={check}"])
     fit_cost_model.main([])
     assert "3 wild-check shapes, the model fitted on all of wild-tune" in (
         capsys.readouterr().out)
     flags.FLAGS.unparse_flags()
-    flags.FLAGS(["fit_cost_model", f"--runs={RUNS}", f"--check_runs={tune}"])
+    flags.FLAGS(["fit_cost_model", f"--runs={tune}", f"--check_runs={tune}"])
     with pytest.raises(app.UsageError, match="non-check shapes"):
       fit_cost_model.main([])
   finally:
