@@ -46,7 +46,7 @@ from pallas_tiled.triton.heuristics import default_tiled_config
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
-SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "ragged")
+SHARED_TERMS = ("launch", "reduce", "align", "unaligned")
 # A Hopper part without coefficients of its own uses these (same SM design;
 # its own SM count enters through the waves).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
@@ -148,7 +148,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
     split, k_tile, aligned = 1, k, False
-    unaligned_reads = ragged = 0
+    unaligned_reads = 0
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
@@ -159,14 +159,9 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
         not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
             pl.cdiv(m, config.block_m) * k * n
             + pl.cdiv(n, config.block_n) * m * k)
-    step = layouts.rows_alignment(dtype)
-    stored = lambda size: pl.cdiv(size, step) * step if aligned else size
-    rows_32 = lambda size: (stored(size) * itemsize) % 32 != 0
-    ragged = (rows_32(k) + rows_32(n)) * waves * k_tile / 1e3 * (
-        config.block_m * config.block_n / 128**2)
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
             aligned * (m * k + k * n) * itemsize / 1e6,
-            unaligned_reads * itemsize / 1e6, ragged)
+            unaligned_reads * itemsize / 1e6)
   return shared, (waves * k_tile / 1e3, float(waves))
 
 
