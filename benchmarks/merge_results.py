@@ -4,10 +4,10 @@ suite) into one, and optionally writes its CSV and plot.
   python benchmarks/merge_results.py --out=OUT.json --inputs=IN1.json,IN2.json
 
 Rows are concatenated in order; a problem (shape, dtype, precision) in
-several reports keeps only the last report's rows, so a re-run of some shapes replaces them whole.
-The meta is the first report's, with every input's command kept. Speedups
-were computed within each run, against jnp.matmul timed in that same run,
-so they stay valid.
+several reports keeps only the last report's rows, so a re-run of some
+shapes replaces them whole (`report.merge_reports`). The meta is the first
+report's, with every input's command kept. Speedups were computed within
+each run, against jnp.matmul timed in that same run, so they stay valid.
 """
 
 import json
