@@ -208,5 +208,6 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
                                      real_call.out_dtype)
   elif isinstance(config, mosaic_config.MosaicConfig):
     mosaic_config.check_mosaic_config(config, real_call.dtype,
-                                      real_call.out_dtype)
+                                      real_call.out_dtype,
+                                      real_call.precision)
   return complex_products.matmul(KERNELS[backend], a, b, call, config)

@@ -12,7 +12,9 @@ last wave costs a whole one; a split-K product has split times the tiles,
 each over k / split), `per_k` (the K-loop's cost per element of K: the
 tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
 fill and epilogue) belong to the candidate's tile class, and the other
-terms are shared. The coefficients are fitted per device kind and dtype on
+terms are shared. A Mosaic split-K candidate shares its unsplit twin's tile
+class (the same CTA tile and K-loop over a shorter K); what splitting adds,
+float32 partial sums written and added, is the shared `reduce` term. The coefficients are fitted per device kind and dtype on
 CUPTI times of every candidate on the `wild-tune` shapes
 (`benchmarks/calibrate.py`, `benchmarks/fit_cost_model.py`) and shipped in
 `tuning/tables/cost_model.json`; wild-check shapes are never fitted on. A
@@ -37,6 +39,7 @@ from pallas_tiled import layouts
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
+from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
 from pallas_tiled.triton import candidates as triton_candidates
 from pallas_tiled.triton.config import TileConfig
@@ -58,26 +61,31 @@ _SAME_COST_DTYPES = {"float16": "bfloat16"}
 _SPLIT_K_MAX_TILES_PER_SM = 1.0
 
 
-def _mosaic_candidates(dtype, out_dtype, lowering: str) -> list[MosaicConfig]:
+def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
-  cluster and a two-stage 256-byte K-tile variant of the widest."""
+  cluster and a two-stage 256-byte K-tile variant of the widest; where the
+  output has fewer CTA tiles than SMs, the 128x256 and 128x128 tiles over
+  K ranges (`k_range_variants`)."""
   tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
-              lowering=lowering, epi_tile_n=min(64, layouts.swizzle_elements(
-                  out_dtype)))
+              lowering=output_lowering(m, n, out_dtype),
+              epi_tile_n=min(64, layouts.swizzle_elements(out_dtype)))
   wide = MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m", **base)
+  square = MosaicConfig(tile_m=64, tile_n=128, wg_dimension="m", **base)
   configs = [
       wide,
       MosaicConfig(tile_m=128, tile_n=128, wg_dimension="m", **base),
       MosaicConfig(tile_m=64, tile_n=192, wg_dimension="m", **base),
-      MosaicConfig(tile_m=64, tile_n=128, wg_dimension="m", **base),
+      square,
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                    **dict(base, tile_k=2 * tile_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
   ]
-  return [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
+  return ([fit_mosaic_config(c, dtype, out_dtype) for c in configs]
+          + k_range_variants(wide, m, n, k, dtype, out_dtype)
+          + k_range_variants(square, m, n, k, dtype, out_dtype))
 
 
 def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
@@ -115,8 +123,7 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
   out_dtype = out_dtype or dtype
   configs = _triton_candidates(m, n, k, dtype, precision)
   if mosaic and min(m, n, k) >= 128:
-    configs += _mosaic_candidates(dtype, out_dtype,
-                                  output_lowering(m, n, out_dtype))
+    configs += _mosaic_candidates(m, n, k, dtype, out_dtype)
 
   def check(config):
     if isinstance(config, MosaicConfig):
@@ -130,14 +137,17 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
 def tile_class(config) -> str:
   """The key of a config's per_k and per_wave coefficients: its label
   without what the waves or a shared term account for (the SM count,
-  aligned operand copies) or what changes no tile (the lowering of ragged
-  outputs)."""
+  aligned operand copies, Mosaic's K ranges) or what changes no tile (the
+  lowering of ragged outputs, Mosaic's epilogue pieces, which candidates
+  size by bytes of the stored dtype)."""
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
-                                 lowering="warpgroup")
+                                 lowering="warpgroup", split_k=1)
+    label = "/".join(part for part in config.label.split("/")
+                     if not part.startswith("epi"))
   else:
-    config = dataclasses.replace(config, align_operands=False)
-  return f"{config.backend}:{config.label}"
+    label = dataclasses.replace(config, align_operands=False).label
+  return f"{config.backend}:{label}"
 
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
@@ -147,8 +157,8 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
-    split, k_tile, aligned = 1, k, False
-    unaligned_reads = 0
+    split, aligned, unaligned_reads = config.split_k, False, 0
+    k_tile = pl.cdiv(k, split)
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split

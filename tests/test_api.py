@@ -192,11 +192,13 @@ DETERMINISM_SHAPE, DETERMINISM_RUNS = (
     ("tiled", dict(backend="triton")),
     ("tiled", dict(config=pallas_tiled.TileConfig(32, 32, 32, split_k=4))),
     ("tiled", dict(backend="mosaic")),
+    ("tiled", dict(config=pallas_tiled.MosaicConfig(
+        tile_m=64, tile_n=64, epi_tile_n=32, split_k=3))),
     ("tiled", dict(backend="mosaic", precision=lax.Precision.HIGHEST)),
     ("naive", {}),
     ("xla", {}),
-], ids=["triton", "triton-split-k", "mosaic", "mosaic-highest", "naive",
-        "xla"])
+], ids=["triton", "triton-split-k", "mosaic", "mosaic-split-k",
+        "mosaic-highest", "naive", "xla"])
 def test_results_are_bitwise_deterministic(impl, kwargs, rng):
   """The same inputs give the same bits on every run: no atomics, and split
   K's partial sums are added in a fixed order (README)."""
@@ -241,8 +243,12 @@ F32 = jnp.ones((64, 64), jnp.float32)
      "runs on the 'triton' backend, but backend='mosaic'"),
     (dict(backend="mosaic", precision=lax.Precision.HIGH),
      r"default precision \(TF32\) or HIGHEST"),
+    (dict(config=pallas_tiled.MosaicConfig(tile_k=32, epi_tile_n=32,
+                                           split_k=2),
+          precision=lax.Precision.HIGHEST),
+     "config.split_k=2: float32 at HIGHEST precision runs three-pass TF32"),
 ], ids=["unknown", "mosaic-config-on-triton", "tile-config-on-mosaic",
-        "high"])
+        "high", "mosaic-split-k-at-highest"])
 def test_backend_errors(kwargs, words):
   with pytest.raises(ValueError, match=words):
     pallas_tiled.matmul(F32, F32, **kwargs)

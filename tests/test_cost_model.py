@@ -62,16 +62,49 @@ def test_off_hopper_and_uncalibrated_dtypes_get_no_pick(hopper, monkeypatch):
      ((3072, 3072, 3072), "mosaic", (128, 192)),
      # Few tiles, long K: split-K (1.34x measured on an H100, Mosaic 0.74x).
      ((128, 1024, 4096), "triton", None),
+     # 40 CTA tiles of 128x256, K = 17920: 3 K ranges fill one wave (wild-
+     # tune; the unsplit 128x128 pick measured 0.78x on an H100).
+     ((256, 5120, 17920), "mosaic", (128, 256)),
      ((1, 4096, 4096), "triton", None)],
-    ids=["large-square", "partial-wave", "few-tiles-long-k", "decode"])
+    ids=["large-square", "partial-wave", "few-tiles-long-k",
+         "few-tiles-longer-k", "decode"])
 def test_picks(hopper, shape, backend, tile):
   hopper()
   config = cost_model.choose(*shape, jnp.bfloat16)
   assert config.backend == backend
   if tile:
     assert config.cta_tile == tile
-  if shape[0] == 128:
+  if shape[0] in (128, 256):
     assert config.split_k > 1
+
+
+def test_mosaic_k_ranges_share_their_tile_class(hopper):
+  """Mosaic split-K candidates exist only where the output has fewer CTA
+  tiles than SMs and each range keeps 8 K-tiles or more; each is predicted
+  with its unsplit twin's coefficients over its K range and waves, plus
+  the shared "reduce" term for its float32 partial sums."""
+  hopper()
+  splits = lambda shape: [c for c in cost_model.model_candidates(
+      *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k > 1]
+  assert not splits((4096, 4096, 4096))  # 512 CTA tiles of 128x256.
+  assert not splits((256, 5120, 512))  # 8 K-tiles: no range to split off.
+  shape = (256, 5120, 17920)
+  candidates = splits(shape)
+  # 40 CTA tiles of 128x256 in 2 or 3 ranges fit 132 SMs; 80 of 128x128
+  # in 2 would not.
+  assert {(c.cta_tile, c.split_k) for c in candidates} == {
+      ((128, 256), 2), ((128, 256), 3)}
+  coefs = cost_model.coefficients(H100, jnp.bfloat16)
+  unsplit = {cost_model.tile_class(c) for c in cost_model.model_candidates(
+      *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k == 1}
+  for split in candidates:
+    assert cost_model.tile_class(split) in unsplit
+    per_k, per_wave = coefs["classes"][cost_model.tile_class(split)]
+    k_range = -(-shape[2] // split.split_k)
+    expected = (coefs["launch"] + per_k * k_range / 1e3 + per_wave
+                + coefs["reduce"] * 256 * 5120 * split.split_k * 4 / 1e6)
+    assert cost_model.predict_us(split, *shape, jnp.bfloat16, coefs,
+                                 132) == pytest.approx(expected)
 
 
 def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):

@@ -11,6 +11,7 @@ from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
 from pallas_tiled.mosaic.config import check_mosaic_config
+from pallas_tiled.mosaic.config import k_range_variants
 
 
 def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
@@ -21,7 +22,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   4097^3), of 128x256 with 256-byte K-tiles in two stages (half the
   barrier round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200,
   TF32 1-8% slower), and the tile orders and the cluster that came close
-  on an H200 (BUILD_NOTES.md).
+  on an H200 (BUILD_NOTES.md); where the output has fewer CTA tiles than
+  SMs, 128x256 and 128x128 tiles over K ranges (`k_range_variants`).
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
@@ -53,6 +55,11 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
     candidates.append(MosaicConfig(
         tile_m=64, tile_n=64, wg_dimension=wg_dimension,
         max_concurrent_steps=4, **dict(base, tile_k=2 * tile_k)))
+  if not promoted:  # Few CTA tiles: 128x256 and 128x128 over K ranges.
+    candidates += [
+        *k_range_variants(wide, m, n, k, dtype, dtype),
+        *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
+                          m, n, k, dtype, dtype)]
   if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
     candidates = [c for c in candidates
                   if c.tile_m * c.tile_n <= PROMOTED_MAX_TILE]

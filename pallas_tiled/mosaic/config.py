@@ -11,6 +11,7 @@ import numpy as np
 from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
+from pallas_tiled.mosaic import tf32x3
 
 # MosaicConfig's dimension names, and Mosaic GPU's two lowerings
 # (CompilerParams.lowering_semantics; see kernel.py).
@@ -61,6 +62,11 @@ class MosaicConfig:
     differ only for outputs that are not a whole number of (8, 128-byte)
     tiles: warpgroup pads such outputs and slices them afterwards, lane
     stores them in place (rows of 16-byte multiples).
+  split_k: K is cut into `split_k` ranges of whole K-tiles, each a work
+    item of its own for the persistent CTAs, so that an output of few tiles
+    still fills the SMs; each range's float32 partial sums are stored, and
+    one pass adds them in a fixed order (deterministic) and casts them.
+    Not with three-pass TF32 (float32 at HIGHEST).
   """
 
   tile_m: int = 128
@@ -76,6 +82,7 @@ class MosaicConfig:
   epi_tile_n: int = 64
   num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
+  split_k: int = 1
 
   def __post_init__(self):
     config_checks.check_fields(
@@ -134,11 +141,16 @@ class MosaicConfig:
 
   def waves(self, m: int, n: int) -> int:
     """Rounds of the persistent grid over an (m, n) output: it walks
-    cluster tiles (CTA tiles without clusters), one per cluster of CTAs at a
-    time; a partly full last round counts as one."""
+    cluster tiles (CTA tiles without clusters), each once per K range, one
+    per cluster of CTAs at a time; a partly full last round counts as
+    one."""
     cluster_m, cluster_n = self.cluster_tile
-    tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n)
+    tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n) * self.split_k
     return pl.cdiv(tiles, self.num_sms // self.cluster_size)
+
+  def stored_dtype(self, out_dtype):
+    """The dtype the kernel stores: float32 partial sums with split_k."""
+    return np.dtype(np.float32 if self.split_k > 1 else out_dtype)
 
   @property
   def epi_tile(self) -> tuple[int, int]:
@@ -158,20 +170,22 @@ class MosaicConfig:
       parts.append(f"sm{self.num_sms}")
     if self.lowering != "warpgroup":
       parts.append(self.lowering)
+    if self.split_k > 1:
+      parts.append(f"sk{self.split_k}")
     return "/".join(parts)
 
   backend = "mosaic"  # Not a field: which backend runs this config.
 
   def shared_memory_bytes(self, dtype, out_dtype) -> int:
-    """Pipeline buffers plus the double-buffered epilogue, per CTA, plus an
-    allowance for the pipeline's barriers."""
+    """Pipeline buffers plus the double-buffered epilogue (of the stored
+    dtype), per CTA, plus an allowance for the pipeline's barriers."""
     cta_m, cta_n = self.cta_tile
     operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
                 * np.dtype(dtype).itemsize)
     epi_m, epi_n = self.epi_tile
     slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
     epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
-                * np.dtype(out_dtype).itemsize)
+                * self.stored_dtype(out_dtype).itemsize)
     return operands + epilogue + _BARRIER_BYTES
 
 
@@ -196,13 +210,36 @@ def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
   232448, and failed to compile; with 32-wide pieces it takes about 230400.
   """
   fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
-  width = layouts.swizzle_elements(out_dtype)
+  width = layouts.swizzle_elements(config.stored_dtype(out_dtype))
   if not fits(config) and config.epi_tile[1] > width:
     config = dataclasses.replace(config, epi_tile_n=width)
   while not fits(config) and config.max_concurrent_steps > 2:
     config = dataclasses.replace(
         config, max_concurrent_steps=config.max_concurrent_steps - 1)
   return config
+
+
+# K ranges tried for outputs of fewer CTA tiles than SMs, where the ranges of
+# all tiles still fit in one wave, each range at least this many K-tiles (a
+# range of a few pipeline depths is mostly fill and epilogue).
+_K_RANGE_SPLITS = (2, 3, 4, 6, 8)
+_MIN_RANGE_K_STEPS = 8
+
+
+def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
+                     out_dtype) -> list[MosaicConfig]:
+  """`config` with K cut into ranges (split_k), fitted to shared memory, for
+  an (m, n, k) product whose output has fewer CTA tiles than the SMs: a
+  wave's other SMs idle otherwise (256x5376x21504 has 42 tiles of 128x256
+  for 132 SMs)."""
+  cta_m, cta_n = config.cta_tile
+  tiles = pl.cdiv(m, cta_m) * pl.cdiv(n, cta_n)
+  k_steps = pl.cdiv(k, config.tile_k)
+  return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
+                            dtype, out_dtype)
+          for split in _K_RANGE_SPLITS
+          if tiles * split <= config.num_sms
+          and k_steps // split >= _MIN_RANGE_K_STEPS]
 
 
 def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
@@ -228,10 +265,16 @@ def _suggestion(config: MosaicConfig, dtype, out_dtype) -> str:
   return f"It fits with {changes}."
 
 
-def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
+def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
+                        precision=None) -> None:
   """Raises ValueError if the compiled Mosaic kernel cannot take `config`
-  on this device, saying what to change."""
+  on this device (for a product at `precision`), saying what to change."""
   dtype = np.dtype(dtype)
+  if config.split_k > 1 and tf32x3.applies(dtype, precision):
+    raise ValueError(
+        f"config.split_k={config.split_k}: float32 at HIGHEST precision runs"
+        " three-pass TF32, which sums its large terms in registers over one"
+        " K range; use split_k=1.")
   if config.tile_k * dtype.itemsize % 32:
     raise ValueError(
         f"config.tile_k={config.tile_k} is {config.tile_k * dtype.itemsize}"
@@ -250,11 +293,12 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
             f" {dtype}; an M- or N-major operand tile is swizzled by its"
             " contiguous extent and wgmma needs a multiple of 32 bytes (use"
             f" a multiple of {32 // dtype.itemsize}).")
-  piece_bytes = config.epi_tile[1] * np.dtype(out_dtype).itemsize
+  out_dtype = config.stored_dtype(out_dtype)
+  piece_bytes = config.epi_tile[1] * out_dtype.itemsize
   if piece_bytes % 16:
     raise ValueError(
         f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
-        f" {np.dtype(out_dtype)}; TMA stores rows of a multiple of 16 bytes"
+        f" {out_dtype}; TMA stores rows of a multiple of 16 bytes"
         f" (use epi_tile_n={layouts.swizzle_elements(out_dtype)}).")
   # Found by fuzz.py on an H100: the warpgroup lowering stores through
   # swizzled (8, piece) tiles, and Mosaic GPU swizzles 32, 64 or 128 bytes
@@ -263,7 +307,7 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
   if config.lowering == "warpgroup" and piece_bytes % 32:
     raise ValueError(
         f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
-        f" {np.dtype(out_dtype)}; the warpgroup lowering stores through"
+        f" {out_dtype}; the warpgroup lowering stores through"
         " swizzled tiles of a multiple of 32 bytes (use epi_tile_n="
         f"{layouts.swizzle_elements(out_dtype)}).")
   # TMA multicast splits the operand tile both CTAs of a cluster share
@@ -284,6 +328,6 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> None:
   if needed > _SMEM_LIMIT:
     raise ValueError(
         f"{config.label} needs about {needed} bytes of shared memory per CTA"
-        f" for {dtype} inputs and {np.dtype(out_dtype)} outputs, over"
+        f" for {dtype} inputs and {out_dtype} outputs, over"
         f" Hopper's {_SMEM_LIMIT}. "
         + _suggestion(config, dtype, out_dtype))

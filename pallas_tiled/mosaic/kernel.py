@@ -5,14 +5,15 @@ a float32 accumulator, zero-filled edges) in Hopper's own units, with the
 staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
 
 * Schedule: one persistent CTA per SM walks the output tiles in planar
-  snake order (`_tile_views`).
+  snake order (`_tile_views`); with split_k, each tile once per K range.
 * Pipeline: a producer warpgroup keeps `max_concurrent_steps` (A, B)
   K-tiles in flight in swizzled shared memory, loaded by TMA, which
   zero-fills past the arrays' edges (`_pipeline`).
 * Consumer K-loop: two consumer warpgroups each add every K-tile's wgmma
   product into a float32 accumulator in registers (`_consumer_step`).
 * Epilogue: each consumer casts its accumulator once and stores it through
-  shared memory with TMA (`epilogue.py`).
+  shared memory with TMA (`epilogue.py`); K ranges store float32 partial
+  sums, added in a fixed order after the kernel (`_sum_k_ranges`).
 
 What the arrays must look like for TMA and wgmma (padding, K-major
 operands, the TF32 and three-pass TF32 paths) is decided on the host in
@@ -73,28 +74,32 @@ def _interpreter_fills_out_of_bounds() -> bool:
   return hasattr(plgpu, "InterpretGPUParams")
 
 
-def pipelines_across_tiles(config, k_steps: int, tiles: int) -> bool:
+def pipelines_across_tiles(config, k_steps: int, work_items: int) -> bool:
   """Whether each CTA runs one K-pipeline across all its tiles.
 
   With a pipeline per tile, the producer drains it at the end of every tile
   and refills it for the next; one pipeline across tiles
   (`plgpu.PipelinePipeline`) lets the producer load the next tile's K-tiles
   while the consumers store this one (+0.3-1.2% on an H200, BUILD_NOTES.md).
-  jax allows it when the stages divide the K-steps, and it needs two tiles
-  or more per CTA (the first tile STARTs the pipeline, the last STOPs it).
+  jax allows it when the stages divide the K-steps, and it needs two work
+  items (tiles, or tiles' K ranges) or more per CTA (the first STARTs the
+  pipeline, the last STOPs it).
   """
   return (config.warp_specialized
           and k_steps % config.max_concurrent_steps == 0
-          and tiles >= 2 * (config.num_sms // config.cluster_size))
+          and work_items >= 2 * (config.num_sms // config.cluster_size))
 
 
 # Schedule: which output tile a CTA computes at each step of its loop.
 
 
 def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
-  """GMEM windows of this step's output tile and its operand strips."""
+  """GMEM windows of this step's output tile and its operand strips (over
+  this step's K range with split_k; o_ref then holds one slab of partial
+  sums per batch element and K range)."""
   c = plan.config
-  g, lin_idx = loop_info.index
+  item, lin_idx = loop_info.index
+  g, k_range = item // c.split_k, item % c.split_k
   mi, ni = plgpu.planar_snake(lin_idx, plan.tile_grid,
                               MOSAIC_DIMS.index(c.grid_minor_dim),
                               c.grid_tile_width)
@@ -108,16 +113,20 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
   a = a_ref.at[plan.problem.a_index(g)]
   b = b_ref.at[plan.problem.b_index(g)]
-  a = a.at[rows, :] if plan.a_k_major else a.at[:, rows]
-  b = b.at[cols, :] if plan.b_k_major else b.at[:, cols]
-  o = o_ref.at[g]
+  ks = pl.ds(k_range * plan.k_steps * c.tile_k, plan.k_steps * c.tile_k)
+  if c.split_k == 1:
+    ks = slice(None)
+  a = a.at[rows, ks] if plan.a_k_major else a.at[ks, rows]
+  b = b.at[cols, ks] if plan.b_k_major else b.at[ks, cols]
+  o = o_ref.at[item]
   return a, b, o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
 
 
 def _loop_grid(plan: plan_lib.Plan) -> tuple[int, int]:
-  """The persistent loop's iteration space: batch elements x cluster tiles."""
+  """The persistent loop's iteration space: (batch element, K range) pairs
+  x cluster tiles."""
   m_iters, n_iters = plan.tile_grid
-  return plan.problem.size, m_iters * n_iters
+  return plan.problem.size * plan.config.split_k, m_iters * n_iters
 
 
 # Pipeline: K-tiles of A and B staged in shared memory by TMA.
@@ -166,8 +175,7 @@ def _warp_specialized_pipeline(plan, dtype, body, compute_context,
 def _pipeline_state(plan: plan_lib.Plan, loop_info):
   """START, STEADY or STOP where one pipeline runs across a CTA's tiles
   (`pipelines_across_tiles`), else None (a pipeline per tile)."""
-  tiles = plan.problem.size * plan.tile_grid[0] * plan.tile_grid[1]
-  if not pipelines_across_tiles(plan.config, plan.k_steps, tiles):
+  if not pipelines_across_tiles(plan.config, plan.k_steps, plan.work_items):
     return None
   step, last = loop_info.local_index, loop_info.num_local_steps - 1
   return jnp.where(step == 0, int(plgpu.PipelinePipeline.START),
@@ -359,7 +367,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   stored = (plan.n, plan.m) if plan.transposed_out else (plan.m, plan.n)
   out = plgpu.kernel(
       functools.partial(_kernel, plan=plan),
-      out_type=vma.out_struct((p.size, *stored), out_dtype, a, b),
+      out_type=vma.out_struct((p.size * c.split_k, *stored),
+                              c.stored_dtype(out_dtype), a, b),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,
@@ -371,7 +380,18 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
   shape = (p.n, p.m) if plan.transposed_out else (p.m, p.n)
+  if c.split_k > 1:
+    return _sum_k_ranges(out, c.split_k, shape, out_dtype)
   return relayout.relayout(out, shape=shape, interpret=interpret)
+
+
+def _sum_k_ranges(partials, split_k, shape, out_dtype):
+  """(size * split_k, rows, cols) float32 partial sums, padded, to the
+  (size, *shape) result: one XLA pass that cuts the padding, adds each
+  element's split_k partials in a fixed order and casts the sum."""
+  rows, cols = shape
+  partials = partials.reshape(-1, split_k, *partials.shape[1:])
+  return partials[..., :rows, :cols].sum(axis=1).astype(out_dtype)
 
 
 KERNEL = kernel_lib.Kernel("mosaic", batched_product,

@@ -39,8 +39,9 @@ class Plan:
 
   a is stored (batches, M, K) if `a_k_major` else (batches, K, M); b is
   (batches, N, K) if `b_k_major` else (batches, K, N). The kernel stores an
-  (m, n) output, or its (n, m) transpose with `transposed_out`; k is the
-  K extent it pipelines. `tiled_out`: the output is stored through
+  (m, n) output, or its (n, m) transpose with `transposed_out`, per batch
+  element and K range (`config.split_k`); k is the K extent it pipelines,
+  `k_steps` K-tiles of it per range. `tiled_out`: the output is stored through
   (8, swizzle)-tiled shared memory. `promote_from`: the K-step from which
   products are summed in float32 registers (three-pass TF32), else None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
@@ -80,7 +81,16 @@ class Plan:
 
   @property
   def k_steps(self) -> int:
-    return pl.cdiv(self.k, self.config.tile_k)
+    """K-tiles per K range: all of them, or a split_k-th share, so that
+    every range starts on a K-tile (the last range may read past K, which
+    TMA zero-fills)."""
+    return pl.cdiv(pl.cdiv(self.k, self.config.tile_k), self.config.split_k)
+
+  @property
+  def work_items(self) -> int:
+    """(batch element, K range, cluster tile) triples the CTAs walk."""
+    return (self.problem.size * self.config.split_k * self.tile_grid[0]
+            * self.tile_grid[1])
 
 
 def round_up(x: int, multiple: int) -> int:
@@ -253,7 +263,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile
     m_out, n_out = round_up(p.m, cluster_m), round_up(p.n, cluster_n)
-    k_padded = round_up(k_len, c.tile_k)
+    k_padded = round_up(k_len, c.tile_k * c.split_k)
     shapes = (m_out, k_padded), (k_padded, n_out)
   else:
     # Zero padding along K adds nothing; A's rows past M and B's columns
@@ -269,8 +279,8 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     m_out, n_out = p.m, p.n
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
                                interpret=interpret)
-  m_out, n_out, tiled_out = output_extent(m_out, n_out, c, out_dtype,
-                                          transposed_out)
+  m_out, n_out, tiled_out = output_extent(
+      m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])

@@ -29,6 +29,7 @@ BAD_CONFIGS = [
     (dict(cluster_dimension="k"), ValueError, "cluster_dimension must be one"),
     (dict(cluster_dimension="m", warp_specialized=False), ValueError,
      "needs warp_specialized=True"),
+    (dict(split_k=0), ValueError, "split_k must be positive"),
 ]
 
 
@@ -71,10 +72,15 @@ def test_config_validates_itself(fields, exc, words):
     # (272 bytes) allows only a 16-byte swizzle, refused while traced.
     (jnp.bfloat16, dict(tile_n=136, epi_tile_n=136, lowering="lane"),
      "tile_n=136 is 272 bytes of bfloat16; an M- or N-major operand tile"),
+    # K ranges store float32 partial sums: the 4096^3 default's 64x64
+    # bfloat16 epilogue pieces double to 256 bytes, over shared memory.
+    (jnp.bfloat16, dict(tile_m=64, tile_n=256, wg_dimension="m", split_k=2),
+     "263168 bytes .* for bfloat16 inputs and float32 outputs, over"
+     " Hopper's 232448. It fits with epi_tile_n=32."),
 ], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
         "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes",
         "warpgroup-epilogue-swizzle", "cluster-m-odd-rows",
-        "n-major-tile-bytes"])
+        "n-major-tile-bytes", "split-k-float32-partials"])
 def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
                                                              words):
   """Each message says what to change."""
@@ -91,6 +97,21 @@ def test_config_label_names_the_knobs():
   assert config.cta_tile == (128, 256) and config.cluster_tile == (128, 512)
   assert config.backend == "mosaic" and pallas_tiled.TileConfig(
       16, 16, 16).backend == "triton"
+  split = dataclasses.replace(config, cluster_dimension="none", split_k=3)
+  assert split.label == "64x256x64/s4/ws-m/snake-n8/epi64x64/sk3"
+
+
+def test_k_ranges_count_in_the_waves():
+  """256x5120 is 40 CTA tiles of 128x256: with 3 K ranges, 120 work items
+  still fill one wave of 132 SMs; with 4, 160 need two."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
+                                     num_sms=132)
+  waves = lambda split: dataclasses.replace(config, split_k=split).waves(
+      256, 5120)
+  assert (waves(1), waves(3), waves(4)) == (1, 1, 2)
+  assert config.stored_dtype(jnp.bfloat16) == jnp.bfloat16
+  assert dataclasses.replace(config, split_k=2).stored_dtype(
+      jnp.bfloat16) == jnp.float32
 
 
 def _shipped_mosaic_entries():
@@ -244,7 +265,11 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
   assert candidates[0] == mosaic_heuristics.default_mosaic_config(*shape,
                                                                   dtype)
   assert len(candidates) == len(set(candidates))
-  assert 6 <= len(candidates) <= 15
+  # Up to 15, plus up to 10 over K ranges where the output has few tiles.
+  assert 6 <= len(candidates) <= 25
+  # 16x8192 is 32 CTA tiles of 128x256 (K ranges fill the SMs), 4096^2 512.
+  if shape in ((16, 8192, 8192), (4096, 4096, 4096)):
+    assert any(c.split_k > 1 for c in candidates) == (shape[0] == 16)
   for c in candidates:
     mosaic_config.check_mosaic_config(c, dtype, dtype)
     # K-tiles of the 128-byte swizzle; two of them for 64x64 consumers and

@@ -18,6 +18,7 @@ import pytest
 import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import batching
+from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import plan as mosaic_plan
 from pallas_tiled.mosaic import tf32_wgmma
@@ -45,6 +46,13 @@ CONFIGS = [
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
                               wg_dimension="m", cluster_dimension="n",
                               num_sms=4),
+    # K in ranges: 200 is 4 K-tiles of 64, so 3 ranges of 2 K-tiles leave
+    # the third wholly past K (zero partial sums); one pipeline runs across
+    # a CTA's ranges (2 stages divide 2 K-steps).
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              max_concurrent_steps=2, split_k=3),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              warp_specialized=False, split_k=2),
 ]
 # Outputs narrower or shorter than one CTA tile, in both lowerings (on an
 # H200, N <= 33 once came out unwritten), on the default config's tiles.
@@ -77,7 +85,7 @@ TF32_CONFIGS = [
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                               wg_dimension="m", epi_tile_n=32, num_sms=4),
 ]
-if helpers.ON_GPU:
+if helpers.ON_GPU:  # Also K in ranges, with its float32 partial sums.
   TF32_CONFIGS += [
       pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                 max_concurrent_steps=2, wg_dimension="n",
@@ -85,6 +93,9 @@ if helpers.ON_GPU:
       pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=64,
                                 max_concurrent_steps=2, wg_dimension="m",
                                 epi_tile_n=32, num_sms=4),
+      pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
+                                max_concurrent_steps=2, wg_dimension="m",
+                                epi_tile_n=32, num_sms=4, split_k=2),
   ]
 
 
@@ -140,7 +151,7 @@ def test_pipelines_within_and_across_tiles(stages, across, rng):
   config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
                                      max_concurrent_steps=stages, num_sms=2)
   assert mosaic_kernel.pipelines_across_tiles(config, k_steps=4,
-                                              tiles=8) == across
+                                              work_items=8) == across
   a, b = helpers.random_operands(rng, 256, 200, 256, jnp.bfloat16)
   out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
                                           config=config)
@@ -249,6 +260,14 @@ LOWERING_CASES = [
                    "cluster_block_id",
                    id=f"{_dtype_id(dtype)}-cluster-{cluster}")
       for dtype in (jnp.bfloat16, jnp.float32) for cluster in ("m", "n")),
+    # K in ranges (float32 partial sums, an epilogue fitted to them), also
+    # TF32 reading A through registers and storing transposed ("nn").
+    *(pytest.param(dtype, layout, 256,
+                   mosaic_config.fit_mosaic_config(
+                       _compiled_config(dtype, split_k=3), dtype, dtype),
+                   None, "pallas_tiled_mosaic_matmul",
+                   id=f"{_dtype_id(dtype)}-{layout}-split-k")
+      for dtype in helpers.DTYPES for layout in ("nn", "tt")),
     # Three-pass TF32's promoted kernel (its carry, the step branch), with
     # or without warp specialization.
     *(pytest.param(jnp.float32, "nn", 256,
