@@ -80,14 +80,16 @@ def test_picks(hopper, shape, backend, tile):
 
 def test_mosaic_k_ranges_share_their_tile_class(hopper):
   """Mosaic split-K candidates exist only where the output has fewer CTA
-  tiles than SMs and each range keeps 8 K-tiles or more; each is predicted
-  with its unsplit twin's coefficients over its K range and waves, plus
-  the shared "reduce" term for its float32 partial sums."""
+  tiles than SMs and K is long (>= 6144, where they won on an H200's
+  wild-tune calibration); each is predicted with its unsplit twin's
+  coefficients over its K range and waves, plus the shared "reduce" term
+  for its float32 partial sums."""
   hopper()
   splits = lambda shape: [c for c in cost_model.model_candidates(
       *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k > 1]
-  assert not splits((4096, 4096, 4096))  # 512 CTA tiles of 128x256.
-  assert not splits((256, 5120, 512))  # 8 K-tiles: no range to split off.
+  assert not splits((4096, 4096, 32768))  # 512 CTA tiles of 128x256.
+  assert not splits((256, 5120, 5120))  # K under 6144.
+  assert splits((256, 5120, 6144))
   shape = (256, 5120, 17920)
   candidates = splits(shape)
   # 40 CTA tiles of 128x256 in 2 or 3 ranges fit 132 SMs; 80 of 128x128
