@@ -14,9 +14,10 @@ tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
 fill and epilogue) belong to the candidate's tile class, and the other
 terms are shared. A Mosaic split-K candidate shares its unsplit twin's tile
 class (the same CTA tile and K-loop over a shorter K); what splitting adds,
-float32 partial sums written and added, is the shared `reduce` term. The coefficients are fitted per device kind and dtype on
-CUPTI times of every candidate on the `wild-tune` shapes
-(`benchmarks/calibrate.py`, `benchmarks/fit_cost_model.py`) and shipped in
+float32 partial sums written and added, is the shared `reduce` term. The
+coefficients are fitted per device kind and dtype on CUPTI times of every
+candidate on the `wild-tune` shapes (`benchmarks/calibrate.py`,
+`benchmarks/fit_cost_model.py`) and shipped in
 `tuning/tables/cost_model.json`; wild-check shapes are never fitted on. A
 candidate whose tile class or shared term has no coefficient yet (nothing
 like it was timed) is never chosen.

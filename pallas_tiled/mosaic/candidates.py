@@ -55,11 +55,6 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
     candidates.append(MosaicConfig(
         tile_m=64, tile_n=64, wg_dimension=wg_dimension,
         max_concurrent_steps=4, **dict(base, tile_k=2 * tile_k)))
-  if not promoted:  # Few CTA tiles: 128x256 and 128x128 over K ranges.
-    candidates += [
-        *k_range_variants(wide, m, n, k, dtype, dtype),
-        *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
-                          m, n, k, dtype, dtype)]
   if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
     candidates = [c for c in candidates
                   if c.tile_m * c.tile_n <= PROMOTED_MAX_TILE]
@@ -67,5 +62,10 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         dataclasses.replace(first, grid_tile_width=8, cluster_dimension="m"),
         dataclasses.replace(first, tile_k=2 * first.tile_k,
                             max_concurrent_steps=3)]
+  else:  # Few CTA tiles: 128x256 and 128x128 over K ranges.
+    candidates += [
+        *k_range_variants(wide, m, n, k, dtype, dtype),
+        *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
+                          m, n, k, dtype, dtype)]
   return config_checks.passing(
       candidates, lambda c: check_mosaic_config(c, dtype, dtype))

@@ -113,9 +113,8 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
   a = a_ref.at[plan.problem.a_index(g)]
   b = b_ref.at[plan.problem.b_index(g)]
-  ks = pl.ds(k_range * plan.k_steps * c.tile_k, plan.k_steps * c.tile_k)
-  if c.split_k == 1:
-    ks = slice(None)
+  k_span = plan.k_steps * c.tile_k
+  ks = slice(None) if c.split_k == 1 else pl.ds(k_range * k_span, k_span)
   a = a.at[rows, ks] if plan.a_k_major else a.at[ks, rows]
   b = b.at[cols, ks] if plan.b_k_major else b.at[ks, cols]
   o = o_ref.at[item]

@@ -41,9 +41,10 @@ class Plan:
   (batches, N, K) if `b_k_major` else (batches, K, N). The kernel stores an
   (m, n) output, or its (n, m) transpose with `transposed_out`, per batch
   element and K range (`config.split_k`); k is the K extent it pipelines,
-  `k_steps` K-tiles of it per range. `tiled_out`: the output is stored through
-  (8, swizzle)-tiled shared memory. `promote_from`: the K-step from which
-  products are summed in float32 registers (three-pass TF32), else None.
+  `k_steps` K-tiles of it per range. `tiled_out`: the output is stored
+  through (8, swizzle)-tiled shared memory. `promote_from`: the K-step from
+  which products are summed in float32 registers (three-pass TF32), else
+  None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
   """
 
