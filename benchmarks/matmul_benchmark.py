@@ -242,10 +242,6 @@ def peak_tflops(device: str, dtype, precision) -> float | None:
   return None
 
 
-MAX_COLD_DIM = 64  # M or N at most this: a decode or skinny product.
-MAX_COLD_COPIES = 64
-
-
 class Problem:
   """One (shape, dtype): operands, a cotangent for the backward, and lazily
   computed references shared by every impl."""
@@ -268,12 +264,8 @@ class Problem:
   def operand_sets(self, cold_bytes: float) -> list[tuple]:
     """(a, b), and for decode and skinny shapes (M or N <= 64) copies of
     them in other buffers up to `cold_bytes` in all (`--cold_operands_mb`)."""
-    pair_bytes = self.a.nbytes + self.b.nbytes
-    copies = 1
-    if min(self.m, self.n) <= MAX_COLD_DIM and pair_bytes < cold_bytes:
-      copies = min(MAX_COLD_COPIES, -(-int(cold_bytes) // pair_bytes))
-    return [(self.a, self.b)] + [(jnp.copy(self.a), jnp.copy(self.b))
-                                 for _ in range(copies - 1)]
+    return timing.cold_operand_sets(self.m, self.n, (self.a, self.b),
+                                    cold_bytes)
 
   @property
   def macs(self) -> int:
@@ -507,7 +499,7 @@ def copy_bandwidth() -> float:
 
 def fill_copy_fractions(rows: list[Row], copy_gb_per_s: float) -> None:
   for r in rows:
-    if r.gb_per_s and min(r.m, r.n) <= MAX_COLD_DIM:
+    if r.gb_per_s and min(r.m, r.n) <= timing.MAX_COLD_DIM:
       r.pct_copy_bandwidth = 100 * r.gb_per_s / copy_gb_per_s
 
 

@@ -7,6 +7,13 @@ import time
 from typing import Callable, NamedTuple
 
 import jax
+import jax.numpy as jnp
+
+# M or N at most this: a decode or skinny product, which streams its
+# operands once, so where they stay in L2 between timed calls it would
+# time L2 and not HBM.
+MAX_COLD_DIM = 64
+MAX_COLD_COPIES = 64
 
 
 class Timing(NamedTuple):
@@ -78,18 +85,36 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
                 iterations, result)
 
 
+def cold_operand_sets(m: int, n: int, operands: tuple,
+                      cold_bytes: float) -> list[tuple]:
+  """`operands`, and for decode and skinny shapes (M or N <= MAX_COLD_DIM)
+  copies of them in other buffers up to `cold_bytes` in all (at most
+  MAX_COLD_COPIES sets), for `measure_cold`."""
+  pair_bytes = sum(x.nbytes for x in operands)
+  copies = 1
+  if min(m, n) <= MAX_COLD_DIM and pair_bytes < cold_bytes:
+    copies = min(MAX_COLD_COPIES, -(-int(cold_bytes) // pair_bytes))
+  return [tuple(operands)] + [tuple(jnp.copy(x) for x in operands)
+                              for _ in range(copies - 1)]
+
+
+def every_set(f: Callable, width: int) -> Callable:
+  """f over consecutive groups of `width` arguments, one call per group:
+  what `measure_cold` times, one product per operand set."""
+  def call(*flat):
+    return [f(*flat[i:i + width]) for i in range(0, len(flat), width)]
+  return call
+
+
 def measure_cold(f: Callable, arg_sets, **kwargs) -> Timing:
   """`measure` of `f` over several argument sets of one shape, one product
   per set in each timed call, reported per product: with sets adding up to
   more than the L2 cache, each product reads its operands from memory, as
   a decode step's weights are, not from L2 where the last iteration left
   them. The result is f's for the first set."""
-  def every_set(*flat):
-    width = len(arg_sets[0])
-    return [f(*flat[i:i + width]) for i in range(0, len(flat), width)]
-
   copies = len(arg_sets)
-  timing = measure(every_set, *(x for s in arg_sets for x in s), **kwargs)
+  timing = measure(every_set(f, len(arg_sets[0])),
+                   *(x for s in arg_sets for x in s), **kwargs)
   per_name = {}
   for name, us in timing.kernels:
     per_name[name] = per_name.get(name, 0.0) + us / copies

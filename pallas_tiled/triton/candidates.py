@@ -19,7 +19,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """Configs worth timing, the heuristic's choice first.
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
-  rather than a full product, so that tuning one shape costs 8 to 25
+  rather than a full product, so that tuning one shape costs 8 to 28
   compiles (float64's, not measured yet, are smaller tiles). Every
   candidate passes `check_triton_tiles` for `compute_capability`.
   """
@@ -37,20 +37,9 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     kmajors = [False, True]
   candidates = [heuristics.default_tiled_config(m, n, k, dtype, precision)]
   if m <= 64:
-    bm = heuristics.fit_block(m, MIN_DOT_DIM, 64)
-    for (bn, bkk), stages, split in (
-        ((64, 2 * bk), 4, 1), ((64, 2 * bk), 4, 2), ((128, 2 * bk), 4, 1),
-        ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),
-        ((128, bk), 5, 4), ((64, 2 * bk), 3, 4)):
-      for kmajor in kmajors:
-        # Also unaligned rows read in place: an aligned copy reads and
-        # writes all of b before a product that reads it once (1x51865x1280
-        # ran 0.30x jnp.matmul on an H100); a K-major b's transpose aligns.
-        for align in ([True, False] if unaligned and not kmajor
-                      else [unaligned]):
-          candidates.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
-                                       k_major_b=kmajor,
-                                       align_operands=align))
+    candidates += _decode_configs(m, dtype, kmajors, unaligned)
+  elif n <= 64:
+    candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
   else:
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
               (128, 64, 4), (64, 128, 4)]
@@ -71,5 +60,44 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
   tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
-  return [c for c in valid if c is candidates[0] or m <= 64
+  return [c for c in valid if c is candidates[0] or min(m, n) <= 64
           or tiles(c) >= device.sm_count() // 4]
+
+
+def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
+  """Decode outputs (M <= 64): one tile row, so the grid is the N tiles
+  times the K ranges; narrow tiles and up to 16 K ranges give a small N
+  enough programs to keep every SM streaming b."""
+  bk = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
+  bm = heuristics.fit_block(m, MIN_DOT_DIM, 64)
+  configs = []
+  for (bn, bkk), stages, split in (
+      ((64, 2 * bk), 4, 1), ((64, 2 * bk), 4, 2), ((128, 2 * bk), 4, 1),
+      ((128, 2 * bk), 4, 2), ((32, 4 * bk), 4, 1), ((64, 4 * bk), 3, 2),
+      ((128, bk), 5, 4), ((64, 2 * bk), 3, 4)):
+    for kmajor in kmajors:
+      # Also unaligned rows read in place: an aligned copy reads and
+      # writes all of b before a product that reads it once (1x51865x1280
+      # ran 0.30x jnp.matmul on an H100); a K-major b's transpose aligns.
+      for align in ([True, False] if unaligned and not kmajor
+                    else [unaligned]):
+        configs.append(TileConfig(bm, bn, bkk, 4, stages, split_k=split,
+                                  k_major_b=kmajor, align_operands=align))
+  # Many K ranges, b read in place as it lies: for a small N.
+  for bn, bkk, split in ((64, 2 * bk, 8), (64, 2 * bk, 16), (32, 4 * bk, 4),
+                         (32, 4 * bk, 8)):
+    configs.append(TileConfig(bm, bn, bkk, 4, 4, split_k=split))
+  return configs
+
+
+def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
+  """Skinny outputs (N <= 64 < M): one tile column, so the grid is the M
+  tiles times the K ranges, each program streaming a block_m-row strip of
+  a; 64- and 128-row tiles over 1 to 8 K ranges, and unaligned rows both
+  read in place and copied aligned (the copy reads and writes all of a)."""
+  bk = layouts.swizzle_elements(dtype)
+  bn = heuristics.fit_block(n, MIN_DOT_DIM, 64)
+  return [TileConfig(bm, bn, 2 * bk, 4, 4, split_k=split, k_major_b=kmajor,
+                     align_operands=align)
+          for bm in (64, 128) for split in (1, 2, 4, 8)
+          for align in ([True, False] if unaligned else [False])]

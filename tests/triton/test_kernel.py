@@ -67,3 +67,17 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                transpose_a=transpose_a,
                                transpose_b=transpose_b, config=config)
   helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("shape, config", [
+    # Decode: 1000 = 3 phases of 256 and a partial one, over 8 K ranges of
+    # one phase each, so four ranges hold nothing and add zeros.
+    ((7, 129, 1000), pallas_tiled.TileConfig(16, 32, 256, split_k=8)),
+    # Skinny N: odd K, so rows of a unaligned and read in place.
+    ((1000, 3, 1001), pallas_tiled.TileConfig(64, 16, 128, split_k=8)),
+], ids=["decode-sk8", "skinny-n-sk8"])
+def test_decode_and_skinny_configs(shape, config, rng):
+  """The cost model's candidates for M or N <= 64: many K ranges."""
+  a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
+  helpers.assert_matmul_close(out, a, b)
