@@ -59,6 +59,17 @@ def load(paths):
 
 
 def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
+  """{regime: coefficients} (`cost_model.regime`), each regime fitted on
+  its own shapes alone."""
+  fits = {}
+  for name in cost_model.REGIMES:
+    if own := [s for s in shapes if cost_model.regime(*s[:2]) == name]:
+      fits[name] = _fit_regime(times, own, dtype, num_sms=num_sms,
+                               min_shapes=min_shapes)
+  return fits
+
+
+def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   """Non-negative least squares on relative error: every measured time of
   every tile class timed on at least `min_shapes` shapes."""
   seen = collections.Counter(cost_model.tile_class(c) for s in shapes
@@ -107,11 +118,14 @@ def rank_correlation(x, y) -> float:
 def picks(times, shape, coefs, dtype, num_sms):
   """(jnp.matmul's time over the model's pick's, over the best measured
   candidate's, over the library's pick's; the rank correlation of the
-  candidates' predicted and measured times) on one shape."""
+  candidates' predicted and measured times) on one shape; None where the
+  model predicts none of its candidates."""
   measured = {c: t for c, t in times[shape].items() if not isinstance(c, str)}
   predicted = {c: cost_model.predict_us(c, *shape, dtype, coefs, num_sms)
                for c in measured}
   predicted = {c: t for c, t in predicted.items() if t is not None}
+  if not predicted:  # No class of this shape's fitted (without it).
+    return None
   chosen = min(predicted, key=predicted.get)
   xla = times[shape]["xla"]
   ranked = list(predicted)
@@ -124,6 +138,9 @@ def picks(times, shape, coefs, dtype, num_sms):
 
 def _report(title, results) -> None:
   """Prints `picks` results over shapes: speedups and rank correlation."""
+  if unpredicted := results.count(None):
+    title += f" ({unpredicted} with no candidate predicted, left out)"
+    results = [r for r in results if r is not None]
   print(f"{title}; speedup over jnp.matmul:")
   for i, name in enumerate(("model pick", "best candidate", "library pick")):
     speedups = [r[i] for r in results]
@@ -164,8 +181,10 @@ def main(argv):
     _report(f"{len(checked)} wild-check shapes, the model fitted on all of"
             " wild-tune", [picks(check_times, s, coefs, dtype,
                                  _NUM_SMS.value) for s in checked])
-  print(f"{len(coefs['classes'])} tile classes;", {
-      t: round(coefs[t], 4) for t in cost_model.SHARED_TERMS if t in coefs})
+  for name, fitted in coefs.items():
+    print(f"{name}: {len(fitted['classes'])} tile classes;", {
+        t: round(fitted[t], 4) for t in cost_model.SHARED_TERMS
+        if t in fitted})
   if _WRITE.value:
     with open(cost_model.TABLE_PATH) as f:
       table = json.load(f)

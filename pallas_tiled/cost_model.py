@@ -12,7 +12,9 @@ last wave costs a whole one; a split-K product has split times the tiles,
 each over k / split), `per_k` (the K-loop's cost per element of K: the
 tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
 fill and epilogue) belong to the candidate's tile class, and the other
-terms are shared. A Mosaic split-K candidate shares its unsplit twin's tile
+terms are shared within a regime: decode and skinny products (M or N <=
+64), which stream one operand once, have their own coefficients, apart from
+the wide ones'. A Mosaic split-K candidate shares its unsplit twin's tile
 class (the same CTA tile and K-loop over a shorter K); what splitting adds,
 float32 partial sums written and added, is the shared `reduce` term. The
 coefficients are fitted per device kind and dtype on CUPTI times of every
@@ -37,6 +39,7 @@ import jax.numpy as jnp
 from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
+from pallas_tiled import timing
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
@@ -51,6 +54,8 @@ TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
 SHARED_TERMS = ("launch", "reduce", "align", "unaligned")
+# The model's regimes (`regime`), each with its own coefficients.
+REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
 # its own SM count enters through the waves).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
@@ -200,11 +205,21 @@ def coefficients(device_kind: str, dtype) -> dict | None:
   return (entry or {}).get(name)
 
 
+def regime(m: int, n: int) -> str:
+  """Which coefficients an (m, n) output's candidates take: "skinny" for
+  decode and skinny products (M or N <= 64, the ones timed over cold
+  operand copies), else "wide"."""
+  return "skinny" if min(m, n) <= timing.MAX_COLD_DIM else "wide"
+
+
 def predict_us(config, m: int, n: int, k: int, dtype,
                coefs: dict, num_sms: int) -> float | None:
-  """Predicted time of `config` in microseconds; None for a tile class or
-  a shared term (with work to do here) the coefficients were not fitted
-  for."""
+  """Predicted time of `config` in microseconds; None for a regime, a tile
+  class or a shared term (with work to do here) the coefficients were not
+  fitted for. `coefs` holds one device kind's and dtype's regimes."""
+  coefs = coefs.get(regime(m, n))
+  if coefs is None:
+    return None
   per_class = coefs["classes"].get(tile_class(config))
   if per_class is None:
     return None

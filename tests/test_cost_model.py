@@ -97,16 +97,34 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
   assert {(c.cta_tile, c.split_k) for c in candidates} == {
       ((128, 256), 2), ((128, 256), 3)}
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
+  wide = coefs["wide"]
   unsplit = {cost_model.tile_class(c) for c in cost_model.model_candidates(
       *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k == 1}
   for split in candidates:
     assert cost_model.tile_class(split) in unsplit
-    per_k, per_wave = coefs["classes"][cost_model.tile_class(split)]
+    per_k, per_wave = wide["classes"][cost_model.tile_class(split)]
     k_range = -(-shape[2] // split.split_k)
-    expected = (coefs["launch"] + per_k * k_range / 1e3 + per_wave
-                + coefs["reduce"] * 256 * 5120 * split.split_k * 4 / 1e6)
+    expected = (wide["launch"] + per_k * k_range / 1e3 + per_wave
+                + wide["reduce"] * 256 * 5120 * split.split_k * 4 / 1e6)
     assert cost_model.predict_us(split, *shape, jnp.bfloat16, coefs,
                                  132) == pytest.approx(expected)
+
+
+def test_decode_and_skinny_shapes_have_their_own_coefficients(hopper):
+  """M or N <= 64: the "skinny" regime, fitted on wild-tune's decode and
+  skinny shapes timed over cold operand copies; a 16x64 tile is a class of
+  that regime only, and a regime with no coefficients predicts nothing."""
+  hopper()
+  coefs = cost_model.coefficients(H100, jnp.bfloat16)
+  assert [cost_model.regime(*s) for s in ((1, 4096), (4096, 64), (65, 65))
+          ] == ["skinny", "skinny", "wide"]
+  decode = TileConfig.from_label("16x64x128/w4/s4/sk8")
+  assert cost_model.tile_class(decode) in coefs["skinny"]["classes"]
+  assert cost_model.tile_class(decode) not in coefs["wide"]["classes"]
+  assert cost_model.predict_us(decode, 8, 1024, 8192, jnp.bfloat16, coefs,
+                               132) > 0
+  assert cost_model.predict_us(decode, 8, 1024, 8192, jnp.bfloat16,
+                               {"wide": coefs["wide"]}, 132) is None
 
 
 def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):
@@ -116,7 +134,8 @@ def test_candidates_needing_an_unfitted_term_are_never_picked(hopper):
   decode of an unaligned LM head reads B in place instead of copying it."""
   hopper()
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
-  unfitted = {t: c for t, c in coefs.items() if t != "unaligned"}
+  unfitted = {"skinny": {t: c for t, c in coefs["skinny"].items()
+                         if t != "unaligned"}}
   in_place = TileConfig.from_label("16x64x128/w4/s4")
   copied = TileConfig.from_label("16x64x128/w4/s4/align")
   unaligned, aligned = (1, 51865, 1280), (1, 51200, 1280)
@@ -138,11 +157,11 @@ def test_fit_leaves_out_terms_nothing_timed_exercises():
   shapes = [(1, 51865, 1280), (8, 30001, 4096), (16, 12289, 2048)]
   times = {s: {copied: 100.0 + i, "xla": 1.0} for i, s in enumerate(shapes)}
   assert "unaligned" not in fit_cost_model.fit(times, shapes, "bfloat16",
-                                               min_shapes=1)
+                                               min_shapes=1)["skinny"]
   for i, s in enumerate(shapes):
     times[s][in_place] = 50.0 + 3 * i
   assert "unaligned" in fit_cost_model.fit(times, shapes, "bfloat16",
-                                           min_shapes=1)
+                                           min_shapes=1)["skinny"]
 
 
 def test_another_hopper_part_uses_its_own_sm_count(hopper):
@@ -163,8 +182,9 @@ def test_every_fitted_class_is_a_candidate():
              for c in cost_model.model_candidates(e.m, e.n, e.k,
                                                   jnp.bfloat16)}
   for kinds in table.values():
-    for coefs in kinds.values():
-      assert set(coefs["classes"]) <= classes
+    for regimes in kinds.values():
+      for coefs in regimes.values():
+        assert set(coefs["classes"]) <= classes
 
 
 def test_fitting_refuses_wild_check_shapes(tmp_path):
