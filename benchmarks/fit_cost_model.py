@@ -58,6 +58,18 @@ def load(paths):
   return times, *kinds.pop()
 
 
+def offered(times, dtype):
+  """`times` with only the configs the cost model now chooses among for
+  each shape (`cost_model.model_candidates`): rows of candidates dropped
+  since a run are neither fitted on nor picked."""
+  kept = {}
+  for shape, row in times.items():
+    candidates = set(cost_model.model_candidates(*shape, dtype))
+    kept[shape] = {c: t for c, t in row.items()
+                   if isinstance(c, str) or c in candidates}
+  return kept
+
+
 def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
   """{regime: coefficients} (`cost_model.regime`), each regime fitted on
   its own shapes alone."""
@@ -157,6 +169,7 @@ def _report(title, results) -> None:
 def main(argv):
   del argv
   times, kind, dtype = load(_RUNS.value)
+  times = offered(times, dtype)
   check = {(e.m, e.n, e.k) for e in wild.load("check")}
   if leaked := sorted(set(times) & check):
     raise app.UsageError(f"wild-check shapes are never fitted on: {leaked}")
@@ -171,6 +184,7 @@ def main(argv):
   coefs = fit(times, shapes, dtype, **options)
   if _CHECK_RUNS.value:
     check_times, check_kind, check_dtype = load(_CHECK_RUNS.value)
+    check_times = offered(check_times, check_dtype)
     if (check_kind, check_dtype) != (kind, dtype):
       raise app.UsageError(f"--check_runs are {check_kind}, {check_dtype};"
                            f" --runs {kind}, {dtype}")

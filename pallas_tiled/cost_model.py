@@ -6,6 +6,7 @@ Each candidate's time is predicted from the shape alone:
   time = launch + waves * (per_k * k_tile + per_wave)
          + reduce * split-K partial-sum bytes + align * operand bytes copied
          + unaligned * operand bytes read from unaligned rows uncopied
+         + relayout * bytes of the other copies around the kernel
 
 where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
@@ -40,6 +41,7 @@ from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled import timing
+from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import check_mosaic_config
@@ -54,7 +56,7 @@ from pallas_tiled.triton.heuristics import default_tiled_config
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
-SHARED_TERMS = ("launch", "reduce", "align", "unaligned")
+SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout")
 # The model's regimes (`regime`), each with its own coefficients.
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
@@ -111,9 +113,11 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
             or c.split_k == 1]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
-  if first.align_operands and not first.k_major_b:
-    # Timed by calibrate.py so that the "unaligned" term can be fitted on
-    # wild-tune, whose skinny shapes with unaligned rows are all tiny.
+  if (first.align_operands and not first.k_major_b
+      and k % layouts.rows_alignment(dtype) == 0):
+    # Only b's rows (N) unaligned, read in place: the best candidate on 3
+    # H100 wild-tune shapes (128x50257x768 and the like). With a's rows (K)
+    # unaligned it never was (2.3-12.5x the best), so it is not offered.
     configs.append(dataclasses.replace(first, align_operands=False))
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
   if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
@@ -172,6 +176,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     waves = config.waves(m, n)  # Over the config's own num_sms.
     split, aligned, unaligned_reads = config.split_k, False, 0
     k_tile = pl.cdiv(k, split)
+    relayout = _mosaic_copied_bytes(m, n, k, config, jnp.dtype(dtype).name)
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
@@ -182,10 +187,19 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
         not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
             pl.cdiv(m, config.block_m) * k * n
             + pl.cdiv(n, config.block_n) * m * k)
+    # A K-major b is an XLA transpose of b, read and written.
+    relayout = config.k_major_b * 2 * k * n * itemsize
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
             aligned * (m * k + k * n) * itemsize / 1e6,
-            unaligned_reads * itemsize / 1e6)
+            unaligned_reads * itemsize / 1e6, relayout / 1e6)
   return shared, (waves * k_tile / 1e3, float(waves))
+
+
+@functools.lru_cache(maxsize=65536)
+def _mosaic_copied_bytes(m, n, k, config, dtype_name) -> int:
+  """`plan.copied_bytes` (outputs of the input dtype, as the candidates are
+  timed), cached: the fit and every pick ask for each pair many times."""
+  return plan_lib.copied_bytes(m, n, k, config, dtype_name, dtype_name)
 
 
 @functools.cache

@@ -16,12 +16,15 @@ import pytest
 
 from pallas_tiled import cost_model
 from pallas_tiled import device
+from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.triton.config import TileConfig
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))  # The benchmark modules.
 H100 = cost_model.HOPPER_REFERENCE_KIND
-RUNS = ROOT / "benchmarks" / "results" / "h100_wild_tune_bf16.jsonl"
+RESULTS = ROOT / "benchmarks" / "results"
+RUNS = {"bfloat16": RESULTS / "h100_wild_tune_bf16.jsonl",
+        "float32": RESULTS / "h100_wild_tune_f32.jsonl"}
 
 
 @pytest.fixture
@@ -34,10 +37,13 @@ def hopper(monkeypatch):
   return make
 
 
-def test_shipped_coefficients_are_the_fit_of_the_committed_runs():
+@pytest.mark.parametrize("dtype_name", list(RUNS))
+def test_shipped_coefficients_are_the_fit_of_the_committed_runs(dtype_name):
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   import wild  # pylint: disable=import-outside-toplevel
-  times, kind, dtype = fit_cost_model.load([str(RUNS)])
+  times, kind, dtype = fit_cost_model.load([str(RUNS[dtype_name])])
+  assert dtype == dtype_name
+  times = fit_cost_model.offered(times, dtype)
   check = {(e.m, e.n, e.k) for e in wild.load("check")}
   tune = {(e.m, e.n, e.k) for e in wild.load("tune")}
   assert set(times) <= tune and not set(times) & check
@@ -181,11 +187,10 @@ def test_every_fitted_class_is_a_candidate():
   with open(cost_model.TABLE_PATH) as f:
     table = json.load(f)
   import wild  # pylint: disable=import-outside-toplevel
-  classes = {cost_model.tile_class(c) for e in wild.load("tune")
-             for c in cost_model.model_candidates(e.m, e.n, e.k,
-                                                  jnp.bfloat16)}
   for kinds in table.values():
-    for regimes in kinds.values():
+    for dtype, regimes in kinds.items():
+      classes = {cost_model.tile_class(c) for e in wild.load("tune")
+                 for c in cost_model.model_candidates(e.m, e.n, e.k, dtype)}
       for coefs in regimes.values():
         assert set(coefs["classes"]) <= classes
 
@@ -216,18 +221,17 @@ def test_check_runs_are_reported_never_fitted(tmp_path, capsys):
   import wild  # pylint: disable=import-outside-toplevel
   from absl import app  # pylint: disable=import-outside-toplevel
   from absl import flags  # pylint: disable=import-outside-toplevel
-  configs = ("128x64x64/w4/s4", "64x64x128/w4/s4", "64x128x128/w4/s4")
-
   def rows(entry, pick_us):
     common = dict(m=entry.m, n=entry.n, k=entry.k, device=H100,
                   dtype="bfloat16", status="ok")
     yield dict(common, impl="xla", backend="xla", config=None, time_us=10.0)
     yield dict(common, impl="pick", backend="auto", config=None,
                time_us=pick_us)
-    for i, label in enumerate(configs):
-      config = dataclasses.asdict(TileConfig.from_label(label))
-      yield dict(common, impl="candidate", backend="triton", config=config,
-                 time_us=10.0 + i)
+    # Candidates the model offers for the shape: only those are fitted.
+    for i, config in enumerate(cost_model.model_candidates(
+        entry.m, entry.n, entry.k, jnp.bfloat16)[:3]):
+      yield dict(common, impl="candidate", backend=config.backend,
+                 config=dataclasses.asdict(config), time_us=10.0 + i)
 
   def write(path, entries):
     path.write_text("".join(json.dumps(r) + "\n" for e in entries
@@ -262,3 +266,24 @@ def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
   times, kind, dtype = fit_cost_model.load([str(first), str(second)])
   assert times == {(1, 64, 64): {"xla": 5.0}, (2, 64, 64): {"xla": 3.0}}
   assert (kind, dtype) == (H100, "bfloat16")
+
+
+def test_copies_around_the_mosaic_kernel_are_priced(hopper):
+  """TF32 stages B K-major: a 128-row output's 64x256 consumers copy all
+  of b transposed (1 GB at 128x32000x4096), while its cluster tile reads
+  b through registers and stores C transposed: only a is padded, and the
+  result cut, from the cluster's 256 rows. On the H100's float32 check
+  calibration those ran 0.37x and 0.96x jnp.matmul: the pick is the one
+  that copies little."""
+  hopper()
+  shape = (128, 32000, 4096)
+  copied = lambda c: plan_lib.copied_bytes(*shape, c, jnp.float32,
+                                           jnp.float32)
+  mosaic = [c for c in cost_model.model_candidates(*shape, jnp.float32)
+            if c.backend == "mosaic" and c.split_k == 1]
+  by_label = {c.label: copied(c) for c in mosaic}
+  b_bytes = shape[2] * shape[1] * 4
+  assert by_label["64x256x32/s4/ws-m/snake-n4/epi64x32"] == 2 * b_bytes
+  clustered = "64x256x32/s4/ws-m/snake-n8/epi64x32/cluster-m"
+  assert by_label[clustered] == (256 + 128) * (shape[2] + shape[1]) * 4
+  assert cost_model.choose(*shape, jnp.float32).label == clustered

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -288,3 +289,39 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out)
   return plan, a, b
+
+
+def copied_bytes(m: int, n: int, k: int, config, dtype, out_dtype) -> int:
+  """Bytes the copies around the kernel read and write for one compiled
+  (m, k) @ (k, n) product at default precision: operands padded or
+  transposed by `prepare`, and a padded result cut to shape (a K-range
+  config's float32 partial sums are summed, not copied). The cost model
+  prices them; `prepare`'s own decisions, traced on abstract operands."""
+  problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
+  dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
+  plans = []
+
+  def decide(a, b):
+    plan, a, b = prepare(a, b, problem=problem, config=config,
+                         precision=None, out_dtype=out_dtype, interpret=False,
+                         old_interpreter=False)
+    plans.append(plan)
+    return a, b
+
+  operands = (jax.ShapeDtypeStruct((1, m, k), dtype),
+              jax.ShapeDtypeStruct((1, k, n), dtype))
+  staged = jax.eval_shape(decide, *operands)
+  plan, = plans
+  if plan.transposed_out:  # prepare swapped the operands.
+    operands = operands[::-1]
+  p = plan.problem
+  copied = 0
+  for source, copy, stored_k_major, k_major in (
+      (operands[0], staged[0], not p.transpose_a, plan.a_k_major),
+      (operands[1], staged[1], p.transpose_b, plan.b_k_major)):
+    if stored_k_major != k_major or copy.shape != source.shape:
+      copied += (source.size + copy.size) * dtype.itemsize
+  stored = plan.m * plan.n
+  if config.split_k == 1 and stored != m * n:
+    copied += (stored + m * n) * out_dtype.itemsize
+  return copied
