@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 
-from jax import lax
 from jax.experimental import pallas as pl
 import jax.numpy as jnp
 
@@ -51,15 +50,10 @@ _MOSAIC_DTYPES = tuple(map(jnp.dtype, (jnp.float32, jnp.bfloat16, jnp.float16,
                                        jnp.float8_e4m3fn)))
 
 
-_DEFAULT_PRECISIONS = (None, lax.Precision.DEFAULT,
-                       (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
-                       lax.DotAlgorithmPreset.DEFAULT)
-
-
 def _mosaic_runs_float32(precision) -> bool:
   """Mosaic GPU's wgmma takes float32 as TF32: the kernel runs XLA's default
   precision (TF32) and HIGHEST (three-pass TF32, `tf32x3.py`)."""
-  return (precision in _DEFAULT_PRECISIONS
+  return (validation.is_default(precision)
           or validation.is_highest(precision))
 
 

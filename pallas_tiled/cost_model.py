@@ -41,8 +41,8 @@ from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled import timing
+from pallas_tiled import validation
 from pallas_tiled.mosaic import plan as plan_lib
-from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
@@ -251,9 +251,10 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   """The candidate of `backends` with the lowest predicted time on the
   device kernels are built for, or None where the model has no
   coefficients (not Hopper, an uncalibrated dtype; float32 coefficients
-  are TF32's, so not for HIGHEST, whose three passes no candidate was
-  timed with)."""
-  if not device.is_hopper() or tf32x3.applies(dtype, precision):
+  are TF32's, so not for another precision, which no candidate was timed
+  with)."""
+  if not device.is_hopper() or (jnp.dtype(dtype) == jnp.float32
+                                and not validation.is_default(precision)):
     return None
   return _choose(m, n, k, dtype, precision, out_dtype, backends,
                  device.device_kind(), device.sm_count())

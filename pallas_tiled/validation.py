@@ -130,6 +130,16 @@ def check_static_k(k) -> None:
 # --- end symbolic dimensions ---
 
 
+_DEFAULT_PRECISIONS = (None, lax.Precision.DEFAULT,
+                       (lax.Precision.DEFAULT, lax.Precision.DEFAULT),
+                       lax.DotAlgorithmPreset.DEFAULT)
+
+
+def is_default(precision) -> bool:
+  """Whether `precision` is XLA's default (float32 on Hopper: TF32)."""
+  return precision in _DEFAULT_PRECISIONS
+
+
 def is_highest(precision) -> bool:
   """Whether `precision` asks for full float32 products."""
   if isinstance(precision, tuple):

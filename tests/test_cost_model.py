@@ -57,8 +57,10 @@ def test_off_hopper_and_uncalibrated_dtypes_get_no_pick(hopper, monkeypatch):
   monkeypatch.setattr(device, "is_hopper", lambda: False)  # E.g. an A100.
   assert cost_model.choose(4096, 4096, 4096, jnp.bfloat16) is None
   hopper()
-  assert cost_model.choose(4096, 4096, 4096, jnp.float32,
-                           lax.Precision.HIGHEST) is None
+  assert cost_model.choose(4096, 4096, 4096, jnp.float32) is not None
+  for precision in (lax.Precision.HIGH, lax.Precision.HIGHEST):
+    assert cost_model.choose(4096, 4096, 4096, jnp.float32,
+                             precision) is None
   assert cost_model.choose(4096, 4096, 4096, jnp.int8) is None
   assert cost_model.choose(4096, 4096, 4096, jnp.float16) is not None
 
