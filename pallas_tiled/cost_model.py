@@ -7,6 +7,7 @@ Each candidate's time is predicted from the shape alone:
          + reduce * split-K partial-sum bytes + align * operand bytes copied
          + unaligned * operand bytes read from unaligned rows uncopied
          + relayout * bytes of the other copies around the kernel
+         + unaligned_serial * waves * bytes one such program reads
 
 where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
@@ -56,7 +57,8 @@ from pallas_tiled.triton.heuristics import default_tiled_config
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
-SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout")
+SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
+                "unaligned_serial")
 # The model's regimes (`regime`), each with its own coefficients.
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
@@ -174,7 +176,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
-    split, aligned, unaligned_reads = config.split_k, False, 0
+    split, aligned, unaligned_reads, serial = config.split_k, False, 0, 0
     k_tile = pl.cdiv(k, split)
     relayout = _mosaic_copied_bytes(m, n, k, config, jnp.dtype(dtype).name)
   else:
@@ -187,11 +189,16 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
         not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
             pl.cdiv(m, config.block_m) * k * n
             + pl.cdiv(n, config.block_n) * m * k)
+    # Rows read in place element by element: besides their bytes, what
+    # each program loads in turn (its strips of a and b over its K range).
+    serial = bool(unaligned_reads) * waves * (
+        config.block_m + config.block_n) * k_tile
     # A K-major b is an XLA transpose of b, read and written.
     relayout = config.k_major_b * 2 * k * n * itemsize
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
             aligned * (m * k + k * n) * itemsize / 1e6,
-            unaligned_reads * itemsize / 1e6, relayout / 1e6)
+            unaligned_reads * itemsize / 1e6, relayout / 1e6,
+            serial * itemsize / 1e3)
   return shared, (waves * k_tile / 1e3, float(waves))
 
 
