@@ -109,7 +109,7 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   """The Triton heuristic's pick (and, for unaligned rows, it reading them
   in place); for few output tiles, split-K variants; for decode and skinny
   outputs (M or N <= 64), the autotuner's sets for them."""
-  if min(m, n) <= 64:  # No K range narrower than one K-phase.
+  if regime(m, n) == "skinny":  # No K range narrower than one K-phase.
     return [c for c in triton_candidates.candidate_configs(
         m, n, k, dtype, precision) if k // c.split_k >= c.block_k
             or c.split_k == 1]
