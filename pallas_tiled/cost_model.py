@@ -8,6 +8,7 @@ Each candidate's time is predicted from the shape alone:
          + unaligned * operand bytes read from unaligned rows uncopied
          + relayout * bytes of the other copies around the kernel
          + unaligned_serial * waves * bytes one such program reads
+         + unaligned_out * output bytes stored into unaligned rows
 
 where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
@@ -58,7 +59,7 @@ TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
 SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
-                "unaligned_serial")
+                "unaligned_serial", "unaligned_out")
 # The model's regimes (`regime`), each with its own coefficients.
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
@@ -177,6 +178,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   if isinstance(config, MosaicConfig):
     waves = config.waves(m, n)  # Over the config's own num_sms.
     split, aligned, unaligned_reads, serial = config.split_k, False, 0, 0
+    unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
     relayout = _mosaic_copied_bytes(m, n, k, config, jnp.dtype(dtype).name)
   else:
@@ -195,10 +197,13 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
         config.block_m + config.block_n) * k_tile
     # A K-major b is an XLA transpose of b, read and written.
     relayout = config.k_major_b * 2 * k * n * itemsize
+    # The kernel stores its tiles into the (M, N) output as it is: rows
+    # that are not 16-byte multiples take narrow stores, aligned a or not.
+    unaligned_out = (n % layouts.rows_alignment(dtype) != 0) * m * n
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
             aligned * (m * k + k * n) * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
-            serial * itemsize / 1e3)
+            serial * itemsize / 1e3, unaligned_out * itemsize / 1e6)
   return shared, (waves * k_tile / 1e3, float(waves))
 
 
