@@ -9,6 +9,8 @@ Each candidate's time is predicted from the shape alone:
          + relayout * bytes of the other copies around the kernel
          + unaligned_serial * waves * bytes one such program reads
          + unaligned_out * output bytes stored into unaligned rows
+         + extra_ops * XLA ops run around the kernel (pads, transposes,
+                       copies, the split-K sum), each a launch of its own
 
 where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
@@ -59,7 +61,7 @@ TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
 # Shared terms of the model, in the order `features` returns them.
 SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
-                "unaligned_serial", "unaligned_out")
+                "unaligned_serial", "unaligned_out", "extra_ops")
 # The model's regimes (`regime`), each with its own coefficients.
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
@@ -181,6 +183,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
     relayout = _mosaic_copied_bytes(m, n, k, config, jnp.dtype(dtype).name)
+    copies = relayout > 0  # Counted as one op: most copy a single array.
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
@@ -199,11 +202,16 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     relayout = config.k_major_b * 2 * k * n * itemsize
     # The kernel stores its tiles into the (M, N) output as it is: rows
     # that are not 16-byte multiples take narrow stores, aligned a or not.
-    unaligned_out = (n % layouts.rows_alignment(dtype) != 0) * m * n
+    step = layouts.rows_alignment(dtype)
+    unaligned_out = (n % step != 0) * m * n
+    # Aligning pads a where K is unaligned, b where K or N is.
+    copies = config.k_major_b + aligned * (
+        (k % step != 0) + layouts.has_unaligned_rows(n, k, dtype))
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
             aligned * (m * k + k * n) * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
-            serial * itemsize / 1e3, unaligned_out * itemsize / 1e6)
+            serial * itemsize / 1e3, unaligned_out * itemsize / 1e6,
+            float(copies + (split > 1)))
   return shared, (waves * k_tile / 1e3, float(waves))
 
 
