@@ -118,11 +118,12 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
             or c.split_k == 1]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
-  if (first.align_operands and not first.k_major_b
-      and k % layouts.rows_alignment(dtype) == 0):
-    # Only b's rows (N) unaligned, read in place: the best candidate on 3
-    # H100 wild-tune shapes (128x50257x768 and the like). With a's rows (K)
-    # unaligned it never was (2.3-12.5x the best), so it is not offered.
+  if first.align_operands and not first.k_major_b:
+    # Unaligned rows read in place, no pads: the best candidate on 3 H100
+    # wild-tune shapes with N unaligned (128x50257x768 and the like) and on
+    # small ones with K unaligned (184x2486x111: 0.81x jnp.matmul, aligned
+    # 0.49x), 2.3-12.5x the best on large ones with K unaligned, which the
+    # extra_ops and unaligned_serial terms tell apart.
     configs.append(dataclasses.replace(first, align_operands=False))
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
   if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
