@@ -52,6 +52,7 @@ from pallas_tiled import api as backends
 from pallas_tiled import batching
 from pallas_tiled import complex_products
 from pallas_tiled import dtypes as dtype_rules
+from pallas_tiled import layouts
 from pallas_tiled import naive
 from pallas_tiled import timing
 from pallas_tiled.triton import kernel as tiled
@@ -499,7 +500,7 @@ def copy_bandwidth() -> float:
 
 def fill_copy_fractions(rows: list[Row], copy_gb_per_s: float) -> None:
   for r in rows:
-    if r.gb_per_s and min(r.m, r.n) <= timing.MAX_COLD_DIM:
+    if r.gb_per_s and layouts.is_skinny(r.m, r.n):
       r.pct_copy_bandwidth = 100 * r.gb_per_s / copy_gb_per_s
 
 

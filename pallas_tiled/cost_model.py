@@ -44,7 +44,6 @@ import jax.numpy as jnp
 from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
-from pallas_tiled import timing
 from pallas_tiled import validation
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic.config import MosaicConfig
@@ -245,7 +244,7 @@ def regime(m: int, n: int) -> str:
   """Which coefficients an (m, n) output's candidates take: "skinny" for
   decode and skinny products (M or N <= 64, the ones timed over cold
   operand copies), else "wide"."""
-  return "skinny" if min(m, n) <= timing.MAX_COLD_DIM else "wide"
+  return "skinny" if layouts.is_skinny(m, n) else "wide"
 
 
 def predict_us(config, m: int, n: int, k: int, dtype,

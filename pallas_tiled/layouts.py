@@ -1,5 +1,6 @@
 """Row alignment and swizzle widths: the memory layouts both kernels' loads
-and Hopper's matrix units need, in elements of a dtype."""
+and Hopper's matrix units need, in elements of a dtype; and which outputs
+are skinny, one tile row or column across."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import numpy as np
 # The widest shared-memory swizzle: both kernels' default K-phases and
 # Mosaic's epilogue pieces are rows of this many bytes.
 SWIZZLE_BYTES = 128
+# M or N at most this: a decode or skinny product. Its output is one tile
+# row (or column) across, so it streams the other operand once: its own
+# candidate tiles, cost-model coefficients and cold-operand timing.
+SKINNY_DIM = 64
 
 
 def rows_alignment(dtype, alignment_bytes: int = 16) -> int:
@@ -34,3 +39,8 @@ def wgmma_needs_k_major(dtype) -> bool:
   float8 and int8 do; 16-bit operands may be stored either way, and
   float64 has no wgmma (Triton's fp64 dot is mma.sync, either layout)."""
   return np.dtype(dtype).itemsize in (1, 4)
+
+
+def is_skinny(m: int, n: int) -> bool:
+  """Whether an (m, n) output is a decode or skinny one (`SKINNY_DIM`)."""
+  return min(m, n) <= SKINNY_DIM

@@ -9,10 +9,8 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-# M or N at most this: a decode or skinny product, which streams its
-# operands once, so where they stay in L2 between timed calls it would
-# time L2 and not HBM.
-MAX_COLD_DIM = 64
+from pallas_tiled import layouts
+
 MAX_COLD_COPIES = 64
 
 
@@ -87,12 +85,13 @@ def measure(f: Callable, *args, iterations: int = 20, warmup: int = 3,
 
 def cold_operand_sets(m: int, n: int, operands: tuple,
                       cold_bytes: float) -> list[tuple]:
-  """`operands`, and for decode and skinny shapes (M or N <= MAX_COLD_DIM)
+  """`operands`, and for decode and skinny shapes (`layouts.is_skinny`)
   copies of them in other buffers up to `cold_bytes` in all (at most
-  MAX_COLD_COPIES sets), for `measure_cold`."""
+  MAX_COLD_COPIES sets), for `measure_cold`: those stream their operands
+  once, so left in L2 between timed calls they would time L2, not HBM."""
   pair_bytes = sum(x.nbytes for x in operands)
   copies = 1
-  if min(m, n) <= MAX_COLD_DIM and pair_bytes < cold_bytes:
+  if layouts.is_skinny(m, n) and pair_bytes < cold_bytes:
     copies = min(MAX_COLD_COPIES, -(-int(cold_bytes) // pair_bytes))
   return [tuple(operands)] + [tuple(jnp.copy(x) for x in operands)
                               for _ in range(copies - 1)]

@@ -33,12 +33,12 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   needs_k_major = layouts.wgmma_needs_k_major(dtype)
   kmajors = ([True] if needs_k_major
              else [False, True] if unaligned else [False])
-  if needs_k_major and m <= 64:
+  if needs_k_major and m <= layouts.SKINNY_DIM:
     kmajors = [False, True]
   candidates = [heuristics.default_tiled_config(m, n, k, dtype, precision)]
-  if m <= 64:
+  if m <= layouts.SKINNY_DIM:
     candidates += _decode_configs(m, dtype, kmajors, unaligned)
-  elif n <= 64:
+  elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
   else:
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
@@ -60,7 +60,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
   tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
-  return [c for c in valid if c is candidates[0] or min(m, n) <= 64
+  return [c for c in valid if c is candidates[0] or layouts.is_skinny(m, n)
           or tiles(c) >= device.sm_count() // 4]
 
 
