@@ -71,7 +71,8 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   wide = np.dtype(dtype).itemsize == 4
   sm_count = device.sm_count()
   block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
-  common = dict(k_major_b=layouts.wgmma_needs_k_major(dtype) and m > layouts.SKINNY_DIM,
+  common = dict(k_major_b=(layouts.wgmma_needs_k_major(dtype)
+                           and m > layouts.SKINNY_DIM),
                 align_operands=layouts.has_unaligned_rows(n, k, dtype))
   if m <= layouts.SKINNY_DIM:
     block_m = fit_block(m, MIN_DOT_DIM, 64)
