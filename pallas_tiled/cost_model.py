@@ -178,11 +178,13 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   counts a Triton grid's waves (a MosaicConfig carries its own)."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
-    waves = config.waves(m, n)  # Over the config's own num_sms.
+    relayout, transposed = _mosaic_layout(m, n, k, config,
+                                          jnp.dtype(dtype).name)
+    # Over the config's own num_sms, and the tiles of the product it runs.
+    waves = config.waves(n, m) if transposed else config.waves(m, n)
     split, aligned, unaligned_reads, serial = config.split_k, False, 0, 0
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
-    relayout = _mosaic_copied_bytes(m, n, k, config, jnp.dtype(dtype).name)
     copies = relayout > 0  # Counted as one op: most copy a single array.
   else:
     split = config.split_k
@@ -216,10 +218,10 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
 
 
 @functools.lru_cache(maxsize=65536)
-def _mosaic_copied_bytes(m, n, k, config, dtype_name) -> int:
-  """`plan.copied_bytes` (outputs of the input dtype, as the candidates are
+def _mosaic_layout(m, n, k, config, dtype_name) -> plan_lib.HostLayout:
+  """`plan.host_layout` (outputs of the input dtype, as the candidates are
   timed), cached: the fit and every pick ask for each pair many times."""
-  return plan_lib.copied_bytes(m, n, k, config, dtype_name, dtype_name)
+  return plan_lib.host_layout(m, n, k, config, dtype_name, dtype_name)
 
 
 @functools.cache

@@ -17,6 +17,7 @@ import pytest
 from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled.mosaic import plan as plan_lib
+from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.triton.config import TileConfig
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -272,24 +273,50 @@ def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
 
 
 def test_copies_around_the_mosaic_kernel_are_priced(hopper):
-  """TF32 stages B K-major: a 128-row output's 64x256 consumers copy all
-  of b transposed (1 GB at 128x32000x4096), while its cluster tile reads
-  b through registers and stores C transposed: only a is padded, and the
-  result cut, from the cluster's 256 rows. On the H100's float32 check
-  calibration those ran 0.37x and 0.96x jnp.matmul: the pick is the one
-  that copies little."""
+  """TF32 stages B K-major, except where 64x256 consumers read it through
+  registers and store C transposed. For a 128-row output that store pads
+  the result to the CTA tile's 256 rows and cuts it: far less than the
+  transpose of b it spares (1 GB at 128x32000x4096), so only a is padded
+  and the result cut, while 64x128 consumers copy all of b. On the H100's
+  float32 check calibration those ran 0.96x and 0.37x jnp.matmul: the pick
+  is one that copies little, and its waves are those of the transposed
+  product it runs."""
   hopper()
   shape = (128, 32000, 4096)
-  copied = lambda c: plan_lib.copied_bytes(*shape, c, jnp.float32,
-                                           jnp.float32)
+  layout = lambda c: plan_lib.host_layout(*shape, c, jnp.float32,
+                                          jnp.float32)
   mosaic = [c for c in cost_model.model_candidates(*shape, jnp.float32)
             if c.backend == "mosaic" and c.split_k == 1]
-  by_label = {c.label: copied(c) for c in mosaic}
+  by_label = {c.label: layout(c) for c in mosaic}
   b_bytes = shape[2] * shape[1] * 4
-  assert by_label["64x256x32/s4/ws-m/snake-n4/epi64x32"] == 2 * b_bytes
-  clustered = "64x256x32/s4/ws-m/snake-n8/epi64x32/cluster-m"
-  assert by_label[clustered] == (256 + 128) * (shape[2] + shape[1]) * 4
-  assert cost_model.choose(*shape, jnp.float32).label == clustered
+  assert by_label["64x128x32/s4/ws-m/snake-n4/epi64x32"] == (2 * b_bytes,
+                                                             False)
+  small = ((256 + 128) * (shape[2] + shape[1]) * 4, True)
+  wide = "64x256x32/s4/ws-m/snake-n4/epi64x32"
+  assert by_label[wide] == small
+  assert by_label["64x256x32/s4/ws-m/snake-n8/epi64x32/cluster-m"] == small
+  assert cost_model.choose(*shape, jnp.float32).label in by_label.keys() - {
+      "64x128x32/s4/ws-m/snake-n4/epi64x32"}
+  config = next(c for c in mosaic if c.label == wide)
+  waves = cost_model.features(config, *shape, jnp.float32, 132)[1][1]
+  assert waves == config.waves(shape[1], shape[0]) != config.waves(
+      *shape[:2])
+
+
+def test_transposed_store_only_where_it_copies_less(hopper):
+  """The transposed store pads a 3000x5000 output that the plain (lane)
+  store writes in place; to spare the 700x5000 transpose of b that copies
+  more (111.7 us against 83.9 on an H200), so b is transposed there, but
+  not for 128 rows. With K ranges the partial sums' addition cuts the
+  padding anyway."""
+  hopper()
+  config = MosaicConfig(tile_m=64, tile_n=256, tile_k=32, wg_dimension="m",
+                        epi_tile_n=32, lowering="lane")
+  transposed = lambda c, *shape: plan_lib.host_layout(
+      *shape, c, jnp.float32, jnp.float32).transposed_out
+  assert not transposed(config, 3000, 5000, 700)
+  assert transposed(config, 128, 5000, 700)
+  assert transposed(dataclasses.replace(config, split_k=2), 3000, 5000, 700)
 
 
 def test_narrow_output_stores_are_priced(hopper):

@@ -11,6 +11,7 @@ docs/design.md explains the rules and BUILD_NOTES.md the measurements.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import jax
 from jax import lax
@@ -181,14 +182,20 @@ def output_extent(m, n, config, out_dtype, transposed):
           True)
 
 
-def _transposed_store_adds_copy(m, n, config) -> bool:
-  """Whether storing a float32 (m, n) output transposed needs a padded copy
-  where the plain store does not. Such a copy costs more than it saves:
-  3000x5000x700 took 111.7 us against 83.9 on an H200. (Transposed, the
-  kernel's product is (n, m).)"""
-  plain = output_extent(m, n, config, jnp.float32, False)[:2] != (m, n)
-  transposed = output_extent(n, m, config, jnp.float32, True)[:2] != (n, m)
-  return transposed and not plain
+def _transposed_store_pays(m, n, k, config) -> bool:
+  """Whether storing a float32 (m, n) output transposed, which spares the
+  (k, n) transpose of B, copies less than it spares. It may pad an output
+  the plain store writes as it is (cut afterwards; a split_k output is cut
+  by the partial sums' addition anyway): 3000x5000x700, a 60 MB output
+  copied to spare a 14 MB transpose, took 111.7 us against 83.9 on an
+  H200. (Transposed, the kernel's product is (n, m).)"""
+  if config.split_k > 1:
+    return True
+  plain = output_extent(m, n, config, jnp.float32, False)[:2]
+  n_out, m_out = output_extent(n, m, config, jnp.float32, True)[:2]
+  if plain != (m, n) or (m_out, n_out) == (m, n):
+    return True  # No output copy added.
+  return m_out * n_out + m * n < 2 * k * n
 
 
 def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret):
@@ -243,7 +250,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   registers_ok = _tf32_registers_ok(c, dtype, out_dtype, precision, interpret)
   transposed_out = (registers_ok and not p.transpose_a and not p.transpose_b
-                    and not _transposed_store_adds_copy(p.m, p.n, c))
+                    and _transposed_store_pays(p.m, p.n, p.k, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
@@ -291,12 +298,20 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   return plan, a, b
 
 
-def copied_bytes(m: int, n: int, k: int, config, dtype, out_dtype) -> int:
-  """Bytes the copies around the kernel read and write for one compiled
-  (m, k) @ (k, n) product at default precision: operands padded or
-  transposed by `prepare`, and a padded result cut to shape (a K-range
-  config's float32 partial sums are summed, not copied). The cost model
-  prices them; `prepare`'s own decisions, traced on abstract operands."""
+class HostLayout(NamedTuple):
+  """What `prepare` decides around the kernel for one product, as the cost
+  model prices it: the bytes its copies read and write, and whether the
+  kernel computes the transposed product (its tiles then cover (n, m))."""
+  copied_bytes: int
+  transposed_out: bool
+
+
+def host_layout(m: int, n: int, k: int, config, dtype,
+                out_dtype) -> HostLayout:
+  """`prepare`'s decisions for one compiled (m, k) @ (k, n) product at
+  default precision, traced on abstract operands. Copies: operands padded
+  or transposed, and a padded result cut to shape (a K-range config's
+  float32 partial sums are summed, not copied)."""
   problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
   dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
   plans = []
@@ -324,4 +339,4 @@ def copied_bytes(m: int, n: int, k: int, config, dtype, out_dtype) -> int:
   stored = plan.m * plan.n
   if config.split_k == 1 and stored != m * n:
     copied += (stored + m * n) * out_dtype.itemsize
-  return copied
+  return HostLayout(copied, plan.transposed_out)
