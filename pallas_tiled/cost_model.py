@@ -72,10 +72,11 @@ _SAME_COST_DTYPES = {"float16": "bfloat16"}
 # Split-K on Triton pays off only where the output has few tiles: below this
 # many 128x128 tiles per SM.
 _SPLIT_K_MAX_TILES_PER_SM = 1.0
-# Mosaic's K ranges only from this K: on an H200's wild-tune calibration the
-# model's K-range pick lost to the unsplit 128x64 CTA tile at K = 1600, 3072
-# and 5120 (5-22% slower) and won at K >= 6912 (up to 1.35x).
-_MOSAIC_MIN_SPLIT_K = 6144
+# Mosaic's K ranges only from this many 128-byte K-tiles (K = 6144 in
+# bfloat16, 3072 in float32): on an H200's bfloat16 wild-tune calibration
+# the model's K-range pick lost to the unsplit 128x64 CTA tile at K = 1600,
+# 3072 and 5120 (5-22% slower) and won at K >= 6912 (up to 1.35x).
+_MOSAIC_MIN_SPLIT_K_TILES = 96
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
@@ -101,7 +102,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
   ]
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
-  if k >= _MOSAIC_MIN_SPLIT_K:
+  if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
   return configs
