@@ -156,9 +156,9 @@ _ROUNDS = flags.DEFINE_integer(
     lower_bound=1)
 _SHARD = flags.DEFINE_string(
     "shard", "0/1",
-    "I/N: run only every N-th shape of the suites, from the I-th (0-based),"
-    " so that one long suite can run as N commands; merge_results.py joins"
-    " their reports.")
+    "I/N: run only every N-th shape of the suites (or --shapes), from the"
+    " I-th (0-based), so that one long suite can run as N commands;"
+    " merge_results.py joins their reports.")
 _CHECK = flags.DEFINE_bool("check", True,
                            "Check each result against a reference.")
 _JSON_OUT = flags.DEFINE_string("json_out", None, "Write rows as JSON here.")
@@ -522,8 +522,8 @@ def build_cases(interpret, precision):
     names = _SUITE.value or ["tiny" if interpret else "square"]
     shapes = [(suite, parse_shape(s)) for suite in names
               for s in suites.SUITES[suite]]
-    index, count = _parse_shard(_SHARD.value)
-    shapes = shapes[index::count]
+  index, count = _parse_shard(_SHARD.value)
+  shapes = shapes[index::count]
   for impl in _IMPLS.value:
     if impl not in IMPLS:
       raise app.UsageError(f"--impls: unknown impl {impl!r}; choose from"

@@ -71,6 +71,17 @@ def test_flags_parse(benchmark_module):
       "square", "llm", "ragged", "batched", "tiny", "wild-tune", "wild-check"}
 
 
+def test_shards_split_given_shapes_too(benchmark_module):
+  """run_wild.sh shards --shapes as it shards a suite: each warm-up worker
+  compiles its share, not every shape."""
+  flags = benchmark_module.flags.FLAGS
+  with flagsaver.flagsaver():
+    flags(["matmul_benchmark", "--impls=xla", "--dtypes=float32",
+           "--shapes=1x1x1,2x2x2,3x3x3", "--shard=1/2"])
+    cases = benchmark_module.build_cases(True, None)
+  assert [case[3] for case in cases] == [(2, 2, 2)]
+
+
 def test_wild_check_is_never_tuned_on(tmp_path):
   result = _run("--suite=wild-check", tmp_path=tmp_path,
                 binary=BINARY.parent / "tune.py")
