@@ -139,13 +139,24 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   return configs
 
 
+def _mosaic_offered(m, n, k, dtype) -> bool:
+  """Mosaic's candidates: for outputs of 128 rows and columns or more, and
+  for float32 ones of 64 rows or more, whose TF32 runs transposed and
+  streams b once through registers. On the H100's float32 wild-tune
+  calibration those won at 64 rows (64xNxK: up to 1.13x jnp.matmul, where
+  Triton's best ran 0.68-0.76x) and lost to Triton at every M <= 32 (their
+  best 0.41-0.98x, Triton's 0.91-1.24x)."""
+  return min(n, k) >= 128 and (
+      m >= 128 or (m >= 64 and jnp.dtype(dtype) == jnp.float32))
+
+
 def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
                      out_dtype=None, mosaic: bool = True) -> list:
   """The configs the cost model chooses among for an (m, n, k) product, each
   valid for the compiled kernels on Hopper."""
   out_dtype = out_dtype or dtype
   configs = _triton_candidates(m, n, k, dtype, precision)
-  if mosaic and min(m, n, k) >= 128:
+  if mosaic and _mosaic_offered(m, n, k, dtype):
     configs += _mosaic_candidates(m, n, k, dtype, out_dtype)
 
   def check(config):

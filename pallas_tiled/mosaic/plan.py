@@ -11,6 +11,7 @@ docs/design.md explains the rules and BUILD_NOTES.md the measurements.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import NamedTuple
 
 import jax
@@ -28,10 +29,13 @@ from pallas_tiled.mosaic.config import MosaicConfig
 
 # TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
 _TMA_ALIGN_BYTES = 16
-# The narrowest consumer tile (tile_n) whose TF32 reads A through registers:
-# the element-wise loads of A cost about as much per K-step at any width, so
-# they pay only against wide wgmmas (H200: 64x256 tiles 2% slower than
-# K-major ones in shared memory, 64x64 tiles 27%; BUILD_NOTES.md).
+# The narrowest consumer tile (tile_n) whose TF32 reads A through registers,
+# unless it spans all of N: the element-wise loads of A cost about as much
+# per K-step at any width, so they pay only against wide wgmmas (H200: 64x256
+# tiles 2% slower than K-major ones in shared memory, 64x64 tiles 27%), or
+# where the product streams its M-major operand once (an H100's float32
+# 64xNxK, run transposed on 64x64 tiles: 0.91-0.99x jnp.matmul, 0.57-0.81x
+# on 64x256 tiles; BUILD_NOTES.md).
 _REGISTERS_MIN_TILE_N = 256
 
 
@@ -198,12 +202,15 @@ def _transposed_store_pays(m, n, k, config) -> bool:
   return m_out * n_out + m * n < 2 * k * n
 
 
-def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret):
+def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret, *,
+                       n: int):
   """Whether compiled TF32 may read an M-major A through registers
-  (`tf32_wgmma`): wide warp-specialized consumers, float32 out."""
+  (`tf32_wgmma`) for a product of N = `n`: warp-specialized consumers wide
+  enough, float32 out."""
   c = config
   return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
-          and c.warp_specialized and c.tile_n >= _REGISTERS_MIN_TILE_N
+          and c.warp_specialized
+          and c.tile_n >= min(_REGISTERS_MIN_TILE_N, n)
           and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and not tf32x3.applies(dtype, precision))
 
@@ -248,13 +255,15 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   """
   c, p = config, problem
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
-  registers_ok = _tf32_registers_ok(c, dtype, out_dtype, precision, interpret)
-  transposed_out = (registers_ok and not p.transpose_a and not p.transpose_b
+  registers_ok = functools.partial(_tf32_registers_ok, c, dtype, out_dtype,
+                                   precision, interpret)
+  transposed_out = (registers_ok(n=p.m) and not p.transpose_a
+                    and not p.transpose_b
                     and _transposed_store_pays(p.m, p.n, p.k, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
-  a_in_registers = registers_ok and not a_k_major
+  a_in_registers = registers_ok(n=p.n) and not a_k_major
   if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
     c = dataclasses.replace(c, lowering="lane")
   promote_from, k_len = None, p.k

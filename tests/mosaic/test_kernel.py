@@ -96,12 +96,17 @@ if helpers.ON_GPU:  # Also K in ranges, with its float32 partial sums.
       pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                 max_concurrent_steps=2, wg_dimension="m",
                                 epi_tile_n=32, num_sms=4, split_k=2),
+      # Narrow consumers read A through registers where they span all of
+      # N: the 40-row product below, run transposed.
+      pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, tile_k=32,
+                                wg_dimension="m", epi_tile_n=32, num_sms=4),
   ]
 
 
-# Compiled, the transposed product of 128 rows pads its output to the CTA
-# tile's 256 and cuts it (copying less than a transpose of b would).
-TF32_SHAPES = [(200, 136, 160)] + [(128, 640, 1000)] * helpers.ON_GPU
+# Compiled, the transposed products of 128 and 40 rows pad their outputs to
+# the CTA tile and cut them (copying less than a transpose of b would).
+TF32_SHAPES = [(200, 136, 160)] + [(128, 640, 1000),
+                                   (40, 640, 1000)] * helpers.ON_GPU
 
 
 @pytest.mark.parametrize("shape", TF32_SHAPES, ids=_shape_id)
