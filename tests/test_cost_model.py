@@ -304,10 +304,10 @@ def test_copies_around_the_mosaic_kernel_are_priced(hopper):
 
 
 def test_transposed_store_only_where_it_copies_less(hopper):
-  """The transposed store pads a 3000x5000 output that the plain (lane)
-  store writes in place; to spare the 700x5000 transpose of b that copies
-  more (111.7 us against 83.9 on an H200), so b is transposed there, but
-  not for 128 rows. With K ranges the partial sums' addition cuts the
+  """The transposed store would pad a 3000x5000 output that the plain
+  (lane) store writes in place, copying more than the 700x5000 transpose of
+  b it spares (111.7 us against 83.9 on an H200): b is transposed there,
+  but not for 128 rows. With K ranges the partial sums' addition cuts the
   padding anyway."""
   hopper()
   config = MosaicConfig(tile_m=64, tile_n=256, tile_k=32, wg_dimension="m",
@@ -332,9 +332,9 @@ def test_float32_with_few_rows_streams_b_through_registers(hopper):
                                                jnp.float32)
   assert layout(64, 8192, 8192) == (0, True)
   assert not layout(1000, 1000, 1000).transposed_out
-  mosaic = {c.backend for c in cost_model.model_candidates(
+  backends = {c.backend for c in cost_model.model_candidates(
       64, 8192, 8192, jnp.float32)}
-  assert mosaic == {"triton", "mosaic"}
+  assert backends == {"triton", "mosaic"}
 
 
 def test_narrow_output_stores_are_priced(hopper):

@@ -34,7 +34,7 @@ _TMA_ALIGN_BYTES = 16
 # per K-step at any width, so they pay only against wide wgmmas (H200: 64x256
 # tiles 2% slower than K-major ones in shared memory, 64x64 tiles 27%), or
 # where the product streams its M-major operand once (an H100's float32
-# 64xNxK, run transposed on 64x64 tiles: 0.91-0.99x jnp.matmul, 0.57-0.81x
+# 64xNxK, run transposed on 64x64 tiles: 0.91-0.99x jnp.matmul, 0.57-0.84x
 # on 64x256 tiles; BUILD_NOTES.md).
 _REGISTERS_MIN_TILE_N = 256
 
