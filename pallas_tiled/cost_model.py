@@ -194,7 +194,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
                                           jnp.dtype(dtype).name)
     # Over the config's own num_sms, and the tiles of the product it runs.
     waves = config.waves(n, m) if transposed else config.waves(m, n)
-    split, aligned, unaligned_reads, serial = config.split_k, False, 0, 0
+    split, aligned_bytes, unaligned_reads, serial = config.split_k, 0, 0, 0
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
     copies = relayout > 0  # Counted as one op: most copy a single array.
@@ -203,11 +203,14 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
     waves = pl.cdiv(tiles, num_sms)
     k_tile, aligned = pl.cdiv(k, split), config.align_operands
+    # The operands whose rows are not 16-byte multiples (b's are K long
+    # where it is K-major): aligning pads them, else they are read in place.
+    pads = layouts.row_pads(m, n, k, dtype, transpose_b=config.k_major_b)
+    unaligned_a, unaligned_b = any(pads.a), any(pads.b)
     # Each row block of the output reads all of b, each column block a.
-    unaligned_reads = (
-        not aligned and layouts.has_unaligned_rows(n, k, dtype)) * (
-            pl.cdiv(m, config.block_m) * k * n
-            + pl.cdiv(n, config.block_n) * m * k)
+    unaligned_reads = (not aligned) * (
+        unaligned_b * pl.cdiv(m, config.block_m) * k * n
+        + unaligned_a * pl.cdiv(n, config.block_n) * m * k)
     # Rows read in place element by element: besides their bytes, what
     # each program loads in turn (its strips of a and b over its K range).
     serial = bool(unaligned_reads) * waves * (
@@ -218,11 +221,10 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     # that are not 16-byte multiples take narrow stores, aligned a or not.
     step = layouts.rows_alignment(dtype)
     unaligned_out = (n % step != 0) * m * n
-    # Aligning pads a where K is unaligned, b where K or N is.
-    copies = config.k_major_b + aligned * (
-        (k % step != 0) + layouts.has_unaligned_rows(n, k, dtype))
+    aligned_bytes = aligned * (unaligned_a * m * k + unaligned_b * k * n)
+    copies = config.k_major_b + aligned * (unaligned_a + unaligned_b)
   shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
-            aligned * (m * k + k * n) * itemsize / 1e6,
+            aligned_bytes * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
             serial * itemsize / 1e3, unaligned_out * itemsize / 1e6,
             float(copies + (split > 1)))

@@ -4,6 +4,8 @@ are skinny, one tile row or column across."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 # The widest shared-memory swizzle: both kernels' default K-phases and
@@ -19,6 +21,30 @@ def rows_alignment(dtype, alignment_bytes: int = 16) -> int:
   """Elements per `alignment_bytes`: rows whose length is not a multiple of
   16 bytes' worth cannot be loaded with wide, aligned accesses."""
   return alignment_bytes // np.dtype(dtype).itemsize
+
+
+class RowPads(NamedTuple):
+  """Zeros appended to the two trailing axes of each operand, and to K."""
+  a: tuple[int, int]
+  b: tuple[int, int]
+  k: int
+
+
+def row_pads(m: int, n: int, k: int, dtype, *, transpose_a: bool = False,
+             transpose_b: bool = False) -> RowPads:
+  """The pads that make every operand row a 16-byte multiple, as Triton's
+  aligned operands take them (and the cost model prices them).
+
+  Rows run along the last axis: K for a (M, K) and for b (N, K), M for a
+  stored (K, M), N for b (K, N). Padding K pads it in both operands, so that
+  they agree; padded M and N are never stored (the masks keep the true
+  sizes).
+  """
+  to_step = lambda size: -size % rows_alignment(dtype)
+  pad_k = to_step(k) if not transpose_a or transpose_b else 0
+  return RowPads(a=(pad_k, to_step(m)) if transpose_a else (0, pad_k),
+                 b=(0, pad_k) if transpose_b else (pad_k, to_step(n)),
+                 k=pad_k)
 
 
 def swizzle_elements(dtype) -> int:

@@ -16,6 +16,7 @@ import pytest
 
 from pallas_tiled import cost_model
 from pallas_tiled import device
+from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.triton.config import TileConfig
@@ -91,11 +92,11 @@ def test_picks(hopper, shape, backend, tile):
 
 
 def test_mosaic_k_ranges_share_their_tile_class(hopper):
-  """Mosaic split-K candidates exist only where the output has fewer CTA
-  tiles than SMs and K is long (>= 6144, where they won on an H200's
-  wild-tune calibration); each is predicted with its unsplit twin's
-  coefficients over its K range and waves, plus the shared "reduce" term
-  for its float32 partial sums."""
+  """Mosaic split-K candidates exist only where K is long (>= 6144, where
+  they won on an H200's wild-tune calibration) and the ranges cut the
+  busiest SM's K-steps (`k_range_variants`); each is predicted with its
+  unsplit twin's coefficients over its K range and waves, plus the shared
+  "reduce" term for its float32 partial sums."""
   hopper()
   splits = lambda shape: [c for c in cost_model.model_candidates(
       *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k > 1]
@@ -104,10 +105,12 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
   assert splits((256, 5120, 6144))
   shape = (256, 5120, 17920)
   candidates = splits(shape)
-  # 40 CTA tiles of 128x256 in 2 or 3 ranges fit 132 SMs; 80 of 128x128
-  # in 2 would not.
+  # 40 CTA tiles of 128x256 fill a third of 132 SMs: every split cuts the
+  # busiest SM's work. 80 of 128x128 in 2 ranges take two rounds of half
+  # the K-steps: no less.
   assert {(c.cta_tile, c.split_k) for c in candidates} == {
-      ((128, 256), 2), ((128, 256), 3)}
+      *(((128, 256), split) for split in (2, 3, 4, 6, 8)),
+      *(((128, 128), split) for split in (3, 4, 6, 8))}
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
   wide = coefs["wide"]
   unsplit = {cost_model.tile_class(c) for c in cost_model.model_candidates(
@@ -116,7 +119,8 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
     assert cost_model.tile_class(split) in unsplit
     per_k, per_wave = wide["classes"][cost_model.tile_class(split)]
     k_range = -(-shape[2] // split.split_k)
-    expected = (wide["launch"] + per_k * k_range / 1e3 + per_wave
+    waves = split.waves(*shape[:2])
+    expected = (wide["launch"] + waves * (per_k * k_range / 1e3 + per_wave)
                 + wide["reduce"] * 256 * 5120 * split.split_k * 4 / 1e6
                 + wide["extra_ops"])  # The partial sums' XLA op.
     assert cost_model.predict_us(split, *shape, jnp.bfloat16, coefs,
@@ -372,3 +376,37 @@ def test_ops_around_the_kernel_cost_a_launch_each(hopper):
   assert {ops(c) for c in candidates if not c.align_operands
           and c.split_k == 1} == {0}
   assert not cost_model.choose(*shape, jnp.bfloat16).align_operands
+
+
+@pytest.mark.parametrize("transpose_a,transpose_b,pads", [
+    (False, False, ((0, 2), (2, 3), 2)),
+    (False, True, ((0, 2), (0, 2), 2)),
+    (True, False, ((0, 1), (0, 3), 0)),
+    (True, True, ((2, 1), (0, 2), 2)),
+], ids=["ab", "ab_t", "a_t_b", "a_t_b_t"])
+def test_row_pads_make_every_row_16_bytes(transpose_a, transpose_b, pads):
+  """float32 7x13x30 (rows of 4-element multiples): K pads to 32 in both
+  operands wherever it runs along a row of either; M and N pad only where
+  they are a row."""
+  assert layouts.row_pads(7, 13, 30, jnp.float32, transpose_a=transpose_a,
+                          transpose_b=transpose_b) == pads
+
+
+def test_aligning_is_priced_as_the_kernel_pads(hopper):
+  """A K-major b has rows of K: with K aligned, aligning pads nothing but
+  a's rows, and b's unaligned N (2486) costs neither a pad nor reads in
+  place; with b as stored, it costs one pad of b's bytes."""
+  hopper()
+  shape = (184, 2486, 112)
+
+  def terms(label):
+    shared, _ = cost_model.features(TileConfig.from_label(label), *shape,
+                                    jnp.float32, 132)
+    return dict(zip(cost_model.SHARED_TERMS, shared))
+
+  k_major = terms("128x64x32/w4/s4/kmajor/align")
+  assert (k_major["align"], k_major["extra_ops"]) == (0, 1)  # The transpose.
+  assert terms("128x64x32/w4/s4/kmajor")["unaligned"] == 0
+  as_stored = terms("128x64x32/w4/s4/align")
+  assert as_stored["align"] == 112 * 2486 * 4 / 1e6
+  assert as_stored["extra_ops"] == 1

@@ -219,26 +219,31 @@ def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
   return config
 
 
-# K ranges tried for outputs of fewer CTA tiles than SMs, where the ranges of
-# all tiles still fit in one wave, each range at least this many K-tiles (a
-# range of a few pipeline depths is mostly fill and epilogue).
+# K ranges tried, each at least this many K-tiles (a range of a few pipeline
+# depths is mostly fill and epilogue), where they cut the busiest SM's
+# K-steps by this share at least (the partial sums and their addition cost
+# the rest).
 _K_RANGE_SPLITS = (2, 3, 4, 6, 8)
 _MIN_RANGE_K_STEPS = 8
+_MIN_K_RANGE_GAIN = 0.1
 
 
 def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
                      out_dtype) -> list[MosaicConfig]:
-  """`config` with K cut into ranges (split_k), fitted to shared memory, for
-  an (m, n, k) product whose output has fewer CTA tiles than the SMs: a
-  wave's other SMs idle otherwise (256x5376x21504 has 42 tiles of 128x256
-  for 132 SMs)."""
-  cta_m, cta_n = config.cta_tile
-  tiles = pl.cdiv(m, cta_m) * pl.cdiv(n, cta_n)
+  """`config` with K cut into ranges (split_k), fitted to shared memory,
+  wherever the ranges fill the SMs' rounds enough better than whole tiles
+  do: an output of fewer CTA tiles than SMs leaves a wave's other SMs idle
+  (256x5376x21504 has 42 tiles of 128x256 for 132 SMs), and one of a few
+  waves leaves a partly empty last one (2048x2560x20480: 160 tiles in two
+  rounds; in 4 ranges, 640 items in five rounds of a quarter the K-steps,
+  so the busiest SM runs 5/8 of them)."""
   k_steps = pl.cdiv(k, config.tile_k)
+  busiest = lambda split: dataclasses.replace(
+      config, split_k=split).waves(m, n) / split  # In whole tiles' K-steps.
   return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
                             dtype, out_dtype)
           for split in _K_RANGE_SPLITS
-          if tiles * split <= config.num_sms
+          if busiest(split) <= (1 - _MIN_K_RANGE_GAIN) * busiest(1)
           and k_steps // split >= _MIN_RANGE_K_STEPS]
 
 

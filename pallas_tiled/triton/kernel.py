@@ -115,21 +115,16 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
 
 
 def _aligned(a, b, problem):
-  """Zero-pads each operand's rows to 16-byte multiples.
-
-  Rows run along the last axis: K for a (M, K) and for b (N, K), M for a
-  stored (K, M), N for b (K, N). Padding K pads it in both operands, so that
-  they agree; padded M and N are never stored (the masks keep the true sizes).
-  """
-  step = layouts.rows_alignment(a.dtype)
+  """Zero-pads each operand's rows to 16-byte multiples (`layouts.row_pads`);
+  returns them and the padded K."""
   p = problem
-  to_step = lambda size: -size % step
-  pad_k = to_step(p.k) if not p.transpose_a or p.transpose_b else 0
-  a_pad = (pad_k, to_step(p.m)) if p.transpose_a else (0, pad_k)
-  b_pad = (0, pad_k) if p.transpose_b else (pad_k, to_step(p.n))
-  a = jnp.pad(a, ((0, 0), (0, a_pad[0]), (0, a_pad[1]))) if any(a_pad) else a
-  b = jnp.pad(b, ((0, 0), (0, b_pad[0]), (0, b_pad[1]))) if any(b_pad) else b
-  return a, b, p.k + pad_k
+  pads = layouts.row_pads(p.m, p.n, p.k, a.dtype, transpose_a=p.transpose_a,
+                          transpose_b=p.transpose_b)
+  a = jnp.pad(a, ((0, 0), (0, pads.a[0]), (0, pads.a[1]))) if any(
+      pads.a) else a
+  b = jnp.pad(b, ((0, 0), (0, pads.b[0]), (0, pads.b[1]))) if any(
+      pads.b) else b
+  return a, b, p.k + pads.k
 
 
 def _kernel_precision(precision, dtype, interpret):

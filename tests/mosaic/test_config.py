@@ -114,6 +114,22 @@ def test_k_ranges_count_in_the_waves():
       jnp.bfloat16) == jnp.float32
 
 
+@pytest.mark.parametrize("shape,splits", [
+    ((256, 5120, 17920), {2, 3, 4, 6, 8}),  # 40 tiles: one round 30% full.
+    ((2048, 2560, 20480), {2, 3, 4, 6, 8}),  # 160 tiles: two rounds.
+    ((2048, 2560, 1024), {2}),  # 16 K-tiles: ranges of 8 at least.
+    ((1024, 4096, 8192), set()),  # 128 tiles: one round however split.
+    ((1280, 5120, 8192), {3, 4, 6, 8}),  # 200 tiles: 2 rounds; 2 ranges 4.
+    ((4096, 4096, 4096), set()),  # 512 tiles: 4 rounds; 31 / 8 at best.
+], ids=str)
+def test_k_ranges_only_where_they_cut_the_busiest_sms_work(shape, splits):
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
+                                     num_sms=132)
+  variants = mosaic_config.k_range_variants(config, *shape, jnp.bfloat16,
+                                            jnp.bfloat16)
+  assert {c.split_k for c in variants} == splits
+
+
 def _shipped_mosaic_entries():
   """(dtype, config) of every Mosaic entry in the H200's shipped table."""
   table = tuning_cache.shipped_table("NVIDIA H200")
