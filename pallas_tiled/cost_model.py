@@ -81,9 +81,9 @@ _MOSAIC_MIN_SPLIT_K_TILES = 96
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
-  cluster and a two-stage 256-byte K-tile variant of the widest; where the
-  output has fewer CTA tiles than SMs and K is long, the 128x256 and 128x128
-  tiles over K ranges (`k_range_variants`)."""
+  cluster and a two-stage 256-byte K-tile variant of the widest; where K is
+  long and ranges fill the SMs' rounds better (`k_range_variants`), the
+  128x256 and 128x128 tiles over K ranges."""
   tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),

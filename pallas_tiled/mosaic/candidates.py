@@ -22,8 +22,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   4097^3), of 128x256 with 256-byte K-tiles in two stages (half the
   barrier round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200,
   TF32 1-8% slower), and the tile orders and the cluster that came close
-  on an H200 (BUILD_NOTES.md); where the output has fewer CTA tiles than
-  SMs, 128x256 and 128x128 tiles over K ranges (`k_range_variants`).
+  on an H200 (BUILD_NOTES.md); where K ranges fill the SMs' rounds better
+  (`k_range_variants`), 128x256 and 128x128 tiles over them.
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
@@ -62,7 +62,7 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         dataclasses.replace(first, grid_tile_width=8, cluster_dimension="m"),
         dataclasses.replace(first, tile_k=2 * first.tile_k,
                             max_concurrent_steps=3)]
-  else:  # Few CTA tiles: 128x256 and 128x128 over K ranges.
+  else:  # 128x256 and 128x128 over K ranges, where they fill the SMs better.
     candidates += [
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
