@@ -120,11 +120,13 @@ def _aligned(a, b, problem):
   p = problem
   pads = layouts.row_pads(p.m, p.n, p.k, a.dtype, transpose_a=p.transpose_a,
                           transpose_b=p.transpose_b)
-  a = jnp.pad(a, ((0, 0), (0, pads.a[0]), (0, pads.a[1]))) if any(
-      pads.a) else a
-  b = jnp.pad(b, ((0, 0), (0, pads.b[0]), (0, pads.b[1]))) if any(
-      pads.b) else b
-  return a, b, p.k + pads.k
+
+  def pad(x, widths):  # Zeros after the last two axes; no op where none.
+    if not any(widths):
+      return x
+    return jnp.pad(x, ((0, 0), (0, widths[0]), (0, widths[1])))
+
+  return pad(a, pads.a), pad(b, pads.b), p.k + pads.k
 
 
 def _kernel_precision(precision, dtype, interpret):
