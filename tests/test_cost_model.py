@@ -341,6 +341,26 @@ def test_float32_with_few_rows_streams_b_through_registers(hopper):
   assert backends == {"triton", "mosaic"}
 
 
+@pytest.mark.parametrize("shape,registers", [
+    ((384, 5376, 4096), True),  # 84 CTA tiles of 128x256 (run as C^T).
+    ((512, 8960, 1536), True),  # 140: two rounds; 280 of 128x128 take 3.
+    ((4096, 4096, 4096), False),  # 512: 4 rounds; 1024 of 128x128 take 8.
+], ids=str)
+def test_consumers_128_wide_use_registers_where_256_leave_sms_idle(
+    hopper, shape, registers):
+  """TF32 reads b through registers on 64x128 consumers where 64x256 ones
+  would leave SMs idle: the busiest SM then does at least 10% less work
+  (an H100's float32 384x5376x4096, transposed: 64x128 1.05x jnp.matmul,
+  64x256 0.75x, 64x128 with b transposed first 0.51x). Elsewhere b is
+  transposed for shared memory, where its narrow wgmmas run faster."""
+  hopper()
+  config = MosaicConfig(tile_m=64, tile_n=128, tile_k=32, wg_dimension="m",
+                        epi_tile_n=32)
+  layout = plan_lib.host_layout(*shape, config, jnp.float32, jnp.float32)
+  assert (layout.copied_bytes == 0) == registers
+  assert layout.transposed_out == registers
+
+
 def test_narrow_output_stores_are_priced(hopper):
   """Triton stores into the (M, N) output as it is; with N * 2 bytes not a
   multiple of 16, every store is narrow, aligned operands or not. Unpriced,

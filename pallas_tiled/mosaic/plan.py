@@ -37,6 +37,13 @@ _TMA_ALIGN_BYTES = 16
 # 64xNxK, run transposed on 64x64 tiles: 0.91-0.99x jnp.matmul, 0.57-0.84x
 # on 64x256 tiles; BUILD_NOTES.md).
 _REGISTERS_MIN_TILE_N = 256
+# Narrower consumers read A through registers where they cut the busiest
+# SM's work by this share against 256-wide ones, which leave SMs idle (an
+# H100's float32 384x5376x4096, transposed: 64x128 consumers 1.05x
+# jnp.matmul, 64x256 0.75x in 84 CTA tiles for 132 SMs, 64x128 with b
+# transposed 0.51x).
+_NARROW_REGISTERS_MIN_TILE_N = 128
+_NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,15 +209,30 @@ def _transposed_store_pays(m, n, k, config) -> bool:
   return m_out * n_out + m * n < 2 * k * n
 
 
+def _wide_enough(config, m: int, n: int) -> bool:
+  """Whether config's consumers are wide enough to read A through
+  registers on an (m, n) product: 256 wide, or spanning all of N, or 128
+  wide where 256-wide ones would leave SMs idle (the busiest SM's rounds
+  times its tile width at least 10% more)."""
+  width = config.tile_n
+  if width >= min(_REGISTERS_MIN_TILE_N, n):
+    return True
+  if width < _NARROW_REGISTERS_MIN_TILE_N:
+    return False
+  busiest = lambda tile_n: tile_n * dataclasses.replace(
+      config, tile_n=tile_n, epi_tile_n=0).waves(m, n)
+  return busiest(width) <= (1 - _NARROW_REGISTERS_MIN_GAIN) * busiest(
+      _REGISTERS_MIN_TILE_N)
+
+
 def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret, *,
-                       n: int):
+                       m: int, n: int):
   """Whether compiled TF32 may read an M-major A through registers
-  (`tf32_wgmma`) for a product of N = `n`: warp-specialized consumers wide
-  enough, float32 out."""
+  (`tf32_wgmma`) for an (m, n) product: warp-specialized consumers wide
+  enough (`_wide_enough`), float32 out."""
   c = config
   return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
-          and c.warp_specialized
-          and c.tile_n >= min(_REGISTERS_MIN_TILE_N, n)
+          and c.warp_specialized and _wide_enough(c, m, n)
           and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and not tf32x3.applies(dtype, precision))
 
@@ -257,13 +279,13 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   registers_ok = functools.partial(_tf32_registers_ok, c, dtype, out_dtype,
                                    precision, interpret)
-  transposed_out = (registers_ok(n=p.m) and not p.transpose_a
+  transposed_out = (registers_ok(m=p.n, n=p.m) and not p.transpose_a
                     and not p.transpose_b
                     and _transposed_store_pays(p.m, p.n, p.k, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
-  a_in_registers = registers_ok(n=p.n) and not a_k_major
+  a_in_registers = registers_ok(m=p.m, n=p.n) and not a_k_major
   if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
     c = dataclasses.replace(c, lowering="lane")
   promote_from, k_len = None, p.k
