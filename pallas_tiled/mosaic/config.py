@@ -148,6 +148,12 @@ class MosaicConfig:
     tiles = pl.cdiv(m, cluster_m) * pl.cdiv(n, cluster_n) * self.split_k
     return pl.cdiv(tiles, self.num_sms // self.cluster_size)
 
+  def busiest_sm_work(self, m: int, n: int) -> float:
+    """The busiest SM's (or cluster's) share of an (m, n) output's work, to
+    compare configs that differ only in tile_n or split_k: its rounds, each
+    a tile tile_n wide over K / split_k."""
+    return self.waves(m, n) * self.tile_n / self.split_k
+
   def stored_dtype(self, out_dtype):
     """The dtype the kernel stores: float32 partial sums with split_k."""
     return np.dtype(np.float32 if self.split_k > 1 else out_dtype)
@@ -238,12 +244,12 @@ def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
   rounds; in 4 ranges, 640 items in five rounds of a quarter the K-steps,
   so the busiest SM runs 5/8 of them)."""
   k_steps = pl.cdiv(k, config.tile_k)
-  busiest = lambda split: dataclasses.replace(
-      config, split_k=split).waves(m, n) / split  # In whole tiles' K-steps.
+  work = lambda split: dataclasses.replace(
+      config, split_k=split).busiest_sm_work(m, n)
   return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
                             dtype, out_dtype)
           for split in _K_RANGE_SPLITS
-          if busiest(split) <= (1 - _MIN_K_RANGE_GAIN) * busiest(1)
+          if work(split) <= (1 - _MIN_K_RANGE_GAIN) * work(1)
           and k_steps // split >= _MIN_RANGE_K_STEPS]
 
 

@@ -212,16 +212,16 @@ def _transposed_store_pays(m, n, k, config) -> bool:
 def _wide_enough(config, m: int, n: int) -> bool:
   """Whether config's consumers are wide enough to read A through
   registers on an (m, n) product: 256 wide, or spanning all of N, or 128
-  wide where 256-wide ones would leave SMs idle (the busiest SM's rounds
-  times its tile width at least 10% more)."""
+  wide where 256-wide ones would leave SMs idle (the busiest SM's work at
+  least 10% more, `MosaicConfig.busiest_sm_work`)."""
   width = config.tile_n
   if width >= min(_REGISTERS_MIN_TILE_N, n):
     return True
   if width < _NARROW_REGISTERS_MIN_TILE_N:
     return False
-  busiest = lambda tile_n: tile_n * dataclasses.replace(
-      config, tile_n=tile_n, epi_tile_n=0).waves(m, n)
-  return busiest(width) <= (1 - _NARROW_REGISTERS_MIN_GAIN) * busiest(
+  work = lambda tile_n: dataclasses.replace(
+      config, tile_n=tile_n, epi_tile_n=0).busiest_sm_work(m, n)
+  return work(width) <= (1 - _NARROW_REGISTERS_MIN_GAIN) * work(
       _REGISTERS_MIN_TILE_N)
 
 
