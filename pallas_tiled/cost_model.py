@@ -77,6 +77,10 @@ _SPLIT_K_MAX_TILES_PER_SM = 1.0
 # the model's K-range pick lost to the unsplit 128x64 CTA tile at K = 1600,
 # 3072 and 5120 (5-22% slower) and won at K >= 6912 (up to 1.35x).
 _MOSAIC_MIN_SPLIT_K_TILES = 96
+# float32 outputs of more rows than this get Mosaic's candidates, and no
+# Triton candidate reading an unaligned N-major b in place
+# (`_slow_in_place_tf32`).
+_MOSAIC_MIN_F32_ROWS = 32
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
@@ -114,8 +118,9 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   outputs (M or N <= 64), the autotuner's sets for them."""
   if regime(m, n) == "skinny":  # No K range narrower than one K-phase.
     return [c for c in triton_candidates.candidate_configs(
-        m, n, k, dtype, precision) if k // c.split_k >= c.block_k
-            or c.split_k == 1]
+        m, n, k, dtype, precision) if (k // c.split_k >= c.block_k
+                                       or c.split_k == 1)
+            and not _slow_in_place_tf32(c, m, n, dtype)]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
   if first.align_operands and not first.k_major_b:
@@ -139,15 +144,32 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   return configs
 
 
+def _slow_in_place_tf32(config, m, n, dtype) -> bool:
+  """Whether a Triton config would read an unaligned N-major b in place for
+  a float32 product Mosaic also runs: TF32 wants b K-major in shared
+  memory, and with rows not 16-byte multiples its tiles load element by
+  element, 2.0-2.2x the time of the same config over aligned copies (H100
+  probes at 60x4701x821 and 50x333x5001, in neither split; BUILD_NOTES.md).
+  None of wild-tune's float32 products reads such a b, so the fit cannot
+  price it."""
+  return (jnp.dtype(dtype) == jnp.float32 and m > _MOSAIC_MIN_F32_ROWS
+          and not config.align_operands and not config.k_major_b
+          and n % layouts.rows_alignment(dtype) != 0)
+
+
 def _mosaic_offered(m, n, k, dtype) -> bool:
   """Mosaic's candidates: for outputs of 128 rows and columns or more, and
-  for float32 ones of 64 rows or more, whose TF32 runs transposed and
-  streams b once through registers. On the H100's float32 wild-tune
-  calibration those won at 64 rows (64xNxK: up to 1.13x jnp.matmul, where
-  Triton's best ran 0.68-0.76x) and lost to Triton at every M <= 32 (their
-  best 0.41-0.98x, Triton's 0.91-1.24x)."""
+  for float32 ones of more than 32 rows (more than half of one 64-row
+  tile), whose TF32 runs transposed and streams b once through registers.
+  On the H100's float32 wild-tune calibration those won at 64 rows (64xNxK:
+  up to 1.13x jnp.matmul, where Triton's best ran 0.68-0.76x) and lost to
+  Triton at every M <= 32 (their best 0.41-0.98x, Triton's 0.91-1.24x);
+  wild-tune has no such product of 33 to 63 rows, where H100 probes of
+  shapes in neither split (40 to 60 rows) found Mosaic's best at 0.93-1.04x
+  and Triton's at 0.45-0.79x (BUILD_NOTES.md)."""
   return min(n, k) >= 128 and (
-      m >= 128 or (m >= 64 and jnp.dtype(dtype) == jnp.float32))
+      m >= 128 or (m > _MOSAIC_MIN_F32_ROWS
+                   and jnp.dtype(dtype) == jnp.float32))
 
 
 def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
