@@ -107,8 +107,10 @@ _BACKENDS = flags.DEFINE_list(
     "Backends for the tiled impls: auto, triton, mosaic; each runs as its own"
     " case, and rows record the backend that ran.")
 _SHAPES = flags.DEFINE_list(
-    "shapes", [], "Shapes MxNxK or BxMxNxK (a batch of B products); if set,"
-    " --suite is ignored.")
+    "shapes", [], "Shapes MxNxK or BxMxNxK (a batch of B products); with"
+    " --suite, only these shapes of it (each must be in it), their rows"
+    " labelled with it, so that a re-run replaces its rows in a suite's"
+    " results.")
 _SUITE = flags.DEFINE_multi_enum(
     "suite", [], list(suites.SUITES),
     "Shape suite (repeat the flag for several); the default is 'square' on a"
@@ -514,10 +516,22 @@ def _parse_shard(text: str) -> tuple[int, int]:
   return index, count
 
 
+def _suite_of(shape) -> str:
+  """The --suite holding a --shapes entry ("shapes" without --suite)."""
+  if not _SUITE.value:
+    return "shapes"
+  for name in _SUITE.value:
+    if shape in map(parse_shape, suites.SUITES[name]):
+      return name
+  raise app.UsageError(f"--shapes: {'x'.join(map(str, shape))} is not in"
+                       f" --suite={','.join(_SUITE.value)}")
+
+
 def build_cases(interpret, precision):
   """[(impl, backend, suite, shape, dtype, config)] in run order."""
   if _SHAPES.value:
-    shapes = [("shapes", parse_shape(s)) for s in _SHAPES.value]
+    shapes = [(_suite_of(shape), shape)
+              for shape in map(parse_shape, _SHAPES.value)]
   else:
     names = _SUITE.value or ["tiny" if interpret else "square"]
     shapes = [(suite, parse_shape(s)) for suite in names

@@ -23,11 +23,20 @@ MIN_STATS_MACS = 2**24
 _PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
 
 
+def _commands(command) -> list[str]:
+  """A report's commands, one list however often it was merged (merged
+  reports of old nested their inputs' lists)."""
+  if isinstance(command, str):
+    return [command]
+  return [c for part in command for c in _commands(part)]
+
+
 def merge_reports(reports) -> dict:
   """One report of several (JSON dicts): rows in order, each problem's from
   the last report that has it; the first meta, with every command."""
   meta = dict(reports[0]["meta"])
-  meta["command"] = [r["meta"]["command"] for r in reports]
+  meta["command"] = [command for r in reports
+                     for command in _commands(r["meta"]["command"])]
   problem = lambda row: tuple(row.get(f) for f in _PROBLEM_FIELDS)
   last = {problem(row): index
           for index, r in enumerate(reports) for row in r["rows"]}

@@ -82,6 +82,23 @@ def test_shards_split_given_shapes_too(benchmark_module):
   assert [case[3] for case in cases] == [(2, 2, 2)]
 
 
+def test_given_shapes_of_a_suite_keep_its_name(benchmark_module):
+  """Shapes re-run from a suite (run_wild.sh --shapes) are labelled with it,
+  as its results file holds them; a shape outside it is refused."""
+  flags = benchmark_module.flags.FLAGS
+  with flagsaver.flagsaver():
+    flags(["matmul_benchmark", "--impls=xla", "--dtypes=float32",
+           "--suite=tiny", "--suite=ragged", "--shapes=4097x4097x4097"])
+    assert {case[2] for case in benchmark_module.build_cases(True, None)} == {
+        "ragged"}
+  with flagsaver.flagsaver():  # (A second parse would add to --suite.)
+    flags(["matmul_benchmark", "--impls=xla", "--dtypes=float32",
+           "--suite=tiny", "--shapes=4097x4097x4097"])
+    with pytest.raises(benchmark_module.app.UsageError,
+                       match="4097x4097x4097 is not in --suite=tiny"):
+      benchmark_module.build_cases(True, None)
+
+
 def test_wild_check_is_never_tuned_on(tmp_path):
   result = _run("--suite=wild-check", tmp_path=tmp_path,
                 binary=BINARY.parent / "tune.py")
@@ -227,6 +244,10 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
       (9, "bfloat16", 3.0), (9, "bfloat16", 4.0), (8, "float32", 7.0),
       (8, "bfloat16", 5.0), (8, "bfloat16", 6.0)]
   assert merged["meta"]["command"] == ["first", "rerun"]
+  # Merged again, the commands stay one flat list.
+  again = report.merge_reports([merged, {"meta": {"command": [["old"]]},
+                                         "rows": []}])
+  assert again["meta"]["command"] == ["first", "rerun", "old"]
 
 
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
