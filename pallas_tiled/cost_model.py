@@ -267,15 +267,13 @@ def _table() -> dict:
 
 
 def coefficients(device_kind: str, dtype) -> dict | None:
-  """The fitted coefficients for a device kind and input dtype, or None
-  where none apply (then the backends' own heuristics choose)."""
+  """The fitted coefficients for a Hopper part's device kind (another
+  part's kind takes the H100's) and an input dtype, or None where none
+  apply (then the backends' own heuristics choose)."""
   name = jnp.dtype(dtype).name
   name = _SAME_COST_DTYPES.get(name, name)
   table = _table()
-  entry = table.get(device_kind)
-  if entry is None and device.is_hopper():
-    entry = table.get(HOPPER_REFERENCE_KIND)
-  return (entry or {}).get(name)
+  return table.get(device_kind, table[HOPPER_REFERENCE_KIND]).get(name)
 
 
 def regime(m: int, n: int) -> str:
@@ -311,17 +309,29 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   coefficients (not Hopper, an uncalibrated dtype; float32 coefficients
   are TF32's, so not for another precision, which no candidate was timed
   with)."""
-  if not device.is_hopper() or (jnp.dtype(dtype) == jnp.float32
-                                and not validation.is_default(precision)):
+  if not device.is_hopper():
+    return None
+  return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
+                   precision, out_dtype=out_dtype, backends=backends)
+
+
+def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
+              precision=None, *, out_dtype=None,
+              backends: tuple[str, ...] = ("triton", "mosaic")):
+  """`choose` for a Hopper part named by its device kind and SM count, not
+  the target device: what a result recorded on it would run now
+  (`benchmarks/stale_picks.py`)."""
+  if (jnp.dtype(dtype) == jnp.float32
+      and not validation.is_default(precision)):
     return None
   return _choose(m, n, k, dtype, precision, out_dtype, backends,
-                 device.device_kind(), device.sm_count())
+                 device_kind, num_sms)
 
 
 @functools.lru_cache(maxsize=4096)
 def _choose(m, n, k, dtype, precision, out_dtype, backends, device_kind,
             num_sms):
-  """`choose`, cached per device kind and SM count as well as the call."""
+  """`choose_on`, cached."""
   coefs = coefficients(device_kind, dtype)
   if coefs is None:
     return None

@@ -250,6 +250,26 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
   assert again["meta"]["command"] == ["first", "rerun", "old"]
 
 
+def test_stale_picks_compare_label_and_copies():
+  """A row is stale where the model picks another config today, or the
+  same config with copies around the kernel added or gone (a layout rule
+  moved it under an unchanged label)."""
+  import stale_picks  # pylint: disable=import-outside-toplevel
+  from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
+  kind, shape = "NVIDIA H100 80GB HBM3", (4096, 4096, 4096)
+  pick = cost_model.choose_on(kind, 132, *shape, "bfloat16")
+  assert pick.backend == "mosaic"
+  row = dict(impl="tiled", status="ok", batch=1, m=4096, n=4096, k=4096,
+             dtype="bfloat16", device=kind, config_label=pick.label,
+             kernels=[["pallas_tiled_mosaic_matmul_mosaic_gpu_kernel", 1.0]])
+  assert stale_picks.stale_reason(row, 132) is None
+  copied = dict(row, kernels=[["wrapped_transpose", 1.0], *row["kernels"]])
+  assert "without copies" in stale_picks.stale_reason(copied, 132)
+  other = dict(row, config_label="128x128x64/w4/s4/g16")
+  assert "pick " + pick.label in stale_picks.stale_reason(other, 132)
+  assert stale_picks.stale_reason(dict(other, impl="xla"), 132) is None
+
+
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
   import report  # pylint: disable=import-outside-toplevel
   def row(m, speedup, status="ok", impl="tiled", dtype="bfloat16"):

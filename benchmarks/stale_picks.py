@@ -1,0 +1,81 @@
+"""Lists the rows of a benchmark report that no longer show what `matmul`
+runs: rows of ours (each the library's default pick, as run_wild.sh records
+them; not for reports of --configs runs) whose config label differs from
+the cost model's pick today on the row's device, or whose copies around the
+kernel differ (a layout rule may move a config's operands, transposed or padded,
+under an unchanged label: `plan.host_layout` against the row's kernels).
+Prints, per dtype, the shapes of the speedup statistics (>= 2^24 multiply-
+adds) to re-run, as run_wild.sh's --shapes.
+
+  python benchmarks/stale_picks.py \
+      --results=benchmarks/results/h100_wild_check.json
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+
+from absl import app
+from absl import flags
+
+from pallas_tiled import cost_model
+from pallas_tiled.mosaic import plan
+import report
+
+_RESULTS = flags.DEFINE_string("results", None, "A benchmark JSON report.")
+_DEVICE_SMS = flags.DEFINE_integer("device_sms", 132,
+                                   "The SM count of the report's device.")
+
+# Kernels that copy operands or results around ours (XLA's transposes and
+# pads, Mosaic's relayout); a split-K sum is not one.
+_COPY_KERNELS = ("relayout", "transpose", "pad", "copy")
+
+
+def has_copies(kernels) -> bool:
+  """Whether a row's (name, us) kernels include a copy around ours."""
+  return any(word in name for name, _ in kernels for word in _COPY_KERNELS)
+
+
+def stale_reason(row, num_sms: int) -> str | None:
+  """Why a row of ours is stale, or None if it is not (or is no timed
+  product of ours, or the model makes no pick there)."""
+  if (row["impl"] != "tiled" or row["status"] != "ok"
+      or row.get("batch", 1) != 1):
+    return None
+  m, n, k, dtype = row["m"], row["n"], row["k"], row["dtype"]
+  pick = cost_model.choose_on(row["device"], num_sms, m, n, k, dtype)
+  if pick is None:
+    return None
+  if pick.label != row["config_label"]:
+    return f"pick {pick.label}, row {row['config_label']}"
+  if pick.backend == "mosaic":
+    copies = plan.host_layout(m, n, k, pick, dtype, dtype).copied_bytes > 0
+    if copies != has_copies(row.get("kernels") or []):
+      return (f"{pick.label} now {'with' if copies else 'without'} copies"
+              " around the kernel")
+  return None
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  with open(_RESULTS.value) as f:
+    rows = json.load(f)["rows"]
+  stale = collections.defaultdict(list)
+  for row in rows:
+    if row["m"] * row["n"] * row["k"] < report.MIN_STATS_MACS:
+      continue  # Not among the speedup statistics' shapes.
+    if reason := stale_reason(row, _DEVICE_SMS.value):
+      shape = f"{row['m']}x{row['n']}x{row['k']}"
+      print(f"{row['dtype']:>9} {shape:>18}  {reason}")
+      stale[row["dtype"]].append(shape)
+  for dtype, shapes in stale.items():
+    print(f"{dtype}: {len(shapes)} stale: --shapes={','.join(shapes)}")
+  if not stale:
+    print("no stale rows")
+
+
+if __name__ == "__main__":
+  flags.mark_flags_as_required(["results"])
+  app.run(main)
