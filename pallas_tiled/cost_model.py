@@ -77,9 +77,8 @@ _SPLIT_K_MAX_TILES_PER_SM = 1.0
 # the model's K-range pick lost to the unsplit 128x64 CTA tile at K = 1600,
 # 3072 and 5120 (5-22% slower) and won at K >= 6912 (up to 1.35x).
 _MOSAIC_MIN_SPLIT_K_TILES = 96
-# float32 outputs of more rows than this get Mosaic's candidates, and no
-# Triton candidate reading an unaligned N-major b in place
-# (`_slow_in_place_tf32`).
+# float32 outputs of more rows than this get Mosaic's candidates
+# (`_mosaic_offered`).
 _MOSAIC_MIN_F32_ROWS = 32
 
 
@@ -120,7 +119,7 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
     return [c for c in triton_candidates.candidate_configs(
         m, n, k, dtype, precision) if (k // c.split_k >= c.block_k
                                        or c.split_k == 1)
-            and not _slow_in_place_tf32(c, m, n, dtype)]
+            and not _slow_in_place_tf32(c, m, n, k, dtype)]
   first = default_tiled_config(m, n, k, dtype, precision)
   configs = [first]
   if first.align_operands and not first.k_major_b:
@@ -144,7 +143,7 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   return configs
 
 
-def _slow_in_place_tf32(config, m, n, dtype) -> bool:
+def _slow_in_place_tf32(config, m, n, k, dtype) -> bool:
   """Whether a Triton config would read an unaligned N-major b in place for
   a float32 product Mosaic also runs: TF32 wants b K-major in shared
   memory, and with rows not 16-byte multiples its tiles load element by
@@ -152,7 +151,7 @@ def _slow_in_place_tf32(config, m, n, dtype) -> bool:
   probes at 60x4701x821 and 50x333x5001, in neither split; BUILD_NOTES.md).
   None of wild-tune's float32 products reads such a b, so the fit cannot
   price it."""
-  return (jnp.dtype(dtype) == jnp.float32 and m > _MOSAIC_MIN_F32_ROWS
+  return (jnp.dtype(dtype) == jnp.float32 and _mosaic_offered(m, n, k, dtype)
           and not config.align_operands and not config.k_major_b
           and n % layouts.rows_alignment(dtype) != 0)
 
