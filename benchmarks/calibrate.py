@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -75,6 +76,12 @@ _MAX_SHAPES = flags.DEFINE_integer(
     " (the warm phase compiles every shape's jnp.matmul before any is timed,"
     " so --deadline_s alone cannot bound a run over a large suite).",
     lower_bound=1)
+_LABELS = flags.DEFINE_string(
+    "labels", None, "Only candidates whose label matches this regular"
+    " expression (e.g. 'T$' for transposed ones, added since the shapes were"
+    " calibrated); their rows say partial=true, and fit_cost_model.py adds"
+    " them to an earlier run's rows of the shape, rescaled by jnp.matmul's"
+    " time in both runs.")
 _LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
                             "The lock that serializes GPU timing.")
 
@@ -149,10 +156,14 @@ def _shape_rows(m, n, k, dtype, lock):
   tol = accuracy.tolerance(a, b, reference, dtype)
   common = dict(m=m, n=n, k=k, dtype=jnp.dtype(dtype).name,
                 device=device.device_kind(), jax_version=jax.__version__)
+  if _LABELS.value:
+    common["partial"] = True
   yield dict(common, impl="xla", backend="xla", config=None, label="", **xla)
   yield dict(common, impl="pick", backend="auto", config=None, label="",
              **_time_case(api.matmul, sets, reference, tol, lock))
   for config in cost_model.model_candidates(m, n, k, dtype):
+    if _LABELS.value and not re.search(_LABELS.value, config.label):
+      continue
     fn = lambda a, b, config=config: api.matmul(a, b, config)
     yield dict(common, impl="candidate", backend=config.backend,
                config=dataclasses.asdict(config), label=config.label,

@@ -40,19 +40,37 @@ _WRITE = flags.DEFINE_bool("write", False,
 def load(paths):
   """{(m, n, k): {"xla": us, "pick": us, config: us}}, the device kind and
   the dtype of the runs' correct rows. A shape in several runs takes the
-  last run's rows alone: times compared with each other come from one run."""
+  last run's rows alone (times compared with each other come from one run),
+  except a partial run's (`calibrate.py --labels`): its candidates join the
+  earlier rows, their times rescaled by jnp.matmul's or the library pick's
+  in the two runs (whichever moved less), and
+  are left out where no earlier run timed the shape."""
   times, kinds = {}, set()
   for path in paths:
-    run = collections.defaultdict(dict)
+    run, partial = collections.defaultdict(dict), set()
     with open(path) as f:
       for row in map(json.loads, f):
         kinds.add((row["device"], row["dtype"]))
+        if row.get("partial"):
+          partial.add((row["m"], row["n"], row["k"]))
         if row["status"] != "ok":
           continue
         key = row["impl"] if row["impl"] != "candidate" else (
             tuning_cache.CONFIG_TYPES[row["backend"]](**row["config"]))
         run[row["m"], row["n"], row["k"]][key] = row["time_us"]
-    times.update(run)
+    for shape, rows in run.items():
+      if shape in partial:  # Without earlier rows, no calibration.
+        earlier = times.get(shape, {})
+        ratios = [earlier[r] / rows[r] for r in ("xla", "pick")
+                  if r in earlier and r in rows]
+        if not ratios:
+          continue
+        # The steadier of the two references: a run's first timing can be
+        # an outlier (jnp.matmul at 3.4x its usual time, on an H100).
+        scale = min(ratios, key=lambda r: abs(math.log(r)))
+        rows = {**earlier, **{c: t * scale for c, t in rows.items()
+                              if not isinstance(c, str)}}
+      times[shape] = rows
   if len(kinds) != 1:
     raise app.UsageError(f"runs mix device kinds or dtypes: {kinds}")
   return times, *kinds.pop()

@@ -51,6 +51,8 @@ from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
+from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
+from pallas_tiled.mosaic.config import transposed_variants
 from pallas_tiled.triton import candidates as triton_candidates
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
@@ -108,6 +110,8 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
+  if jnp.dtype(dtype).itemsize == 2:
+    configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
   return configs
 
 
@@ -198,8 +202,11 @@ def tile_class(config) -> str:
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
                                  lowering="warpgroup", split_k=1)
-    label = "/".join(part for part in config.label.split("/")
-                     if not part.startswith("epi"))
+    parts = [part for part in config.label.split("/")
+             if not part.startswith("epi")]
+    if config.transposed:  # One class for every M tile width and depth.
+      parts[:2] = [f"{config.tile_m}xWx{config.tile_k}"]
+    label = "/".join(parts)
   else:
     label = dataclasses.replace(config, align_operands=False).label
   return f"{config.backend}:{label}"
@@ -219,6 +226,9 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
     copies = relayout > 0  # Counted as one op: most copy a single array.
+    if config.transposed:  # Per-class terms of a 256-wide tile, rescaled.
+      width = config.tile_n + TRANSPOSED_WIDTH_OFFSET
+      waves *= width / (256 + TRANSPOSED_WIDTH_OFFSET)
   else:
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split

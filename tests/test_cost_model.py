@@ -25,8 +25,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))  # The benchmark modules.
 H100 = cost_model.HOPPER_REFERENCE_KIND
 RESULTS = ROOT / "benchmarks" / "results"
-RUNS = {"bfloat16": RESULTS / "h100_wild_tune_bf16.jsonl",
-        "float32": RESULTS / "h100_wild_tune_f32.jsonl"}
+# Each dtype's calibration runs (a later, partial one adds candidates).
+RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_transposed.jsonl"],
+        "float32": [RESULTS / "h100_wild_tune_f32.jsonl"]}
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ def hopper(monkeypatch):
 def test_shipped_coefficients_are_the_fit_of_the_committed_runs(dtype_name):
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   import wild  # pylint: disable=import-outside-toplevel
-  times, kind, dtype = fit_cost_model.load([str(RUNS[dtype_name])])
+  times, kind, dtype = fit_cost_model.load(map(str, RUNS[dtype_name]))
   assert dtype == dtype_name
   times = fit_cost_model.offered(times, dtype)
   check = {(e.m, e.n, e.k) for e in wild.load("check")}
@@ -183,11 +185,14 @@ def test_fit_leaves_out_terms_nothing_timed_exercises():
 
 def test_another_hopper_part_uses_its_own_sm_count(hopper):
   # An H100 PCIe (114 SMs) has no coefficients of its own: the H100 SXM's,
-  # with its own waves. 3072^2 is 288 tiles of 128x256, 2.2 waves of 132
-  # SMs but 2.5 of 114; 128x192's 384 tiles are 2.9 and 3.4: 128x192 wins
-  # on 132 SMs (test_picks), 128x256 on 114.
+  # with its own waves. 1024x3072 is 128 tiles of 128x192, one round of
+  # 132 SMs but two of 114; its 96 tiles of 128x256 are one round on
+  # either: 128x192 (less work per SM) wins on 132 SMs, 128x256 on 114.
+  hopper()
+  assert cost_model.choose(1024, 3072, 4096, jnp.bfloat16).cta_tile == (
+      128, 192)
   hopper(kind="NVIDIA H100 PCIe", sms=114)
-  config = cost_model.choose(3072, 3072, 3072, jnp.bfloat16)
+  config = cost_model.choose(1024, 3072, 4096, jnp.bfloat16)
   assert config.num_sms == 114 and config.cta_tile == (128, 256)
 
 
@@ -274,6 +279,56 @@ def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
   times, kind, dtype = fit_cost_model.load([str(first), str(second)])
   assert times == {(1, 64, 64): {"xla": 5.0}, (2, 64, 64): {"xla": 3.0}}
   assert (kind, dtype) == (H100, "bfloat16")
+
+
+def test_a_partial_run_adds_candidates_rescaled(tmp_path):
+  """A partial run's (`calibrate.py --labels`) candidates join the earlier
+  rows of their shape, rescaled by the reference time that moved less
+  (here the library pick's: jnp.matmul's second time is an outlier); a
+  shape no earlier run timed is left out."""
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  row = lambda m, impl, us, **extra: json.dumps(dict(
+      m=m, n=64, k=64, device=H100, dtype="bfloat16", impl=impl,
+      backend="triton" if impl == "candidate" else "xla",
+      config=(dataclasses.asdict(TileConfig(64, 64, 64))
+              if impl == "candidate" else None),
+      status="ok", time_us=us, **extra)) + "\n"
+  first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+  first.write_text(row(1, "xla", 10.0) + row(1, "pick", 8.0))
+  second.write_text(row(1, "xla", 30.0, partial=True)
+                    + row(1, "pick", 9.0, partial=True)
+                    + row(1, "candidate", 4.5, partial=True)
+                    + row(2, "xla", 1.0, partial=True))
+  times, _, _ = fit_cost_model.load([str(first), str(second)])
+  assert times == {(1, 64, 64): {"xla": 10.0, "pick": 8.0,
+                                 TileConfig(64, 64, 64): 4.0}}
+
+
+def test_transposed_tiles_fill_the_rounds(hopper):
+  """16-bit products also get the transposed product's tiles (C^T = B^T
+  A^T), 128 or 256 columns of N by an M tile of any multiple of 8 that is
+  no multiple of 64 (plain tiles cover those): the width leaving the
+  busiest SM least work; one tile class per family, whose coefficients are
+  a 256-wide tile's, scaled by width + TRANSPOSED_WIDTH_OFFSET."""
+  hopper()
+  transposed = lambda shape, dtype=jnp.bfloat16: {
+      c.cta_tile: c for c in cost_model.model_candidates(*shape, dtype)
+      if c.backend == "mosaic" and c.transposed}
+  # 257 rows: 4 tiles of 72 by 30 of 128 columns, one round for 132 SMs.
+  assert transposed((257, 3840, 1280))[(128, 72)].tile_n == 72
+  # 4112 x 1280: 26 tiles of 160 by 10 of 128 columns, exactly 2 rounds.
+  assert (128, 160) in transposed((4112, 1280, 1280), jnp.float16)
+  assert not transposed((4096, 4096, 4096), jnp.float32)
+  coefs = cost_model.coefficients(H100, jnp.bfloat16)
+  shape = (3152, 768, 3072)  # wild-tune, where they won 1.18x.
+  config = transposed(shape)[(128, 144)]
+  assert cost_model.tile_class(config) == "mosaic:64xWx64/ws-m/snake-n4/T"
+  per_k, per_wave = coefs["wide"]["classes"][cost_model.tile_class(config)]
+  waves = config.waves(768, 3152) * (144 + 53) / (256 + 53)
+  assert cost_model.predict_us(config, *shape, jnp.bfloat16, coefs, 132) == (
+      pytest.approx(coefs["wide"]["launch"]
+                    + waves * (per_k * 3072 / 1e3 + per_wave)))
+  assert cost_model.choose(*shape, jnp.bfloat16).transposed
 
 
 def test_copies_around_the_mosaic_kernel_are_priced(hopper):

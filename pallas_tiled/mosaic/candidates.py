@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax.numpy as jnp
+
 from pallas_tiled import config_checks
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import heuristics
@@ -12,6 +14,7 @@ from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
+from pallas_tiled.mosaic.config import transposed_variants
 
 
 def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
@@ -23,7 +26,9 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   barrier round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200,
   TF32 1-8% slower), and the tile orders and the cluster that came close
   on an H200 (BUILD_NOTES.md); where K ranges fill the SMs' rounds better
-  (`k_range_variants`), 128x256 and 128x128 tiles over them.
+  (`k_range_variants`), 128x256 and 128x128 tiles over them; for 16-bit
+  inputs, the transposed product's tiles of 128 and 256 columns over the M
+  tile width that fills the rounds best (`transposed_variants`).
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
@@ -67,5 +72,7 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
                           m, n, k, dtype, dtype)]
+  if jnp.dtype(dtype).itemsize == 2:  # M tiles of any multiple of 8.
+    candidates += transposed_variants(m, n, dtype, dtype, first.num_sms)
   return config_checks.passing(
       candidates, lambda c: check_mosaic_config(c, dtype, dtype))

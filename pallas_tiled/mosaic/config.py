@@ -67,6 +67,12 @@ class MosaicConfig:
     still fills the SMs; each range's float32 partial sums are stored, and
     one pass adds them in a fixed order (deterministic) and casts them.
     Not with three-pass TF32 (float32 at HIGHEST).
+  transposed: the kernel computes C^T = B^T A^T and stores each tile back
+    transposed, so tile_m and tile_n tile N and M: M, often ragged (197 or
+    257 rows per image), is then wgmma's N, whose tiles may be any multiple
+    of 8 wide (136 rows cover 257 in two tiles), as cuBLAS's own kernels
+    do. 16-bit inputs only (their wgmma reads B^T's M-major tiles as
+    stored).
   """
 
   tile_m: int = 128
@@ -83,6 +89,7 @@ class MosaicConfig:
   num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
   split_k: int = 1
+  transposed: bool = False
 
   def __post_init__(self):
     config_checks.check_fields(
@@ -178,6 +185,8 @@ class MosaicConfig:
       parts.append(self.lowering)
     if self.split_k > 1:
       parts.append(f"sk{self.split_k}")
+    if self.transposed:
+      parts.append("T")
     return "/".join(parts)
 
   backend = "mosaic"  # Not a field: which backend runs this config.
@@ -253,6 +262,55 @@ def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
           and k_steps // split >= _MIN_RANGE_K_STEPS]
 
 
+# A transposed config's M tiles: any multiple of 8 from 64 to 256 wide.
+_TRANSPOSED_WIDTHS = range(64, 257, 8)
+# What a 128-row CTA tile's K-loop costs per wave against its width W: about
+# W + 53 (the H100's bfloat16 coefficients of the plain 64-, 128-, 192- and
+# 256-wide tiles lie on a line, BUILD_NOTES.md); the cost model scales the
+# transposed tiles' own coefficients by it.
+TRANSPOSED_WIDTH_OFFSET = 53
+
+
+def transposed_variants(m: int, n: int, dtype, out_dtype,
+                        num_sms: int) -> list[MosaicConfig]:
+  """The transposed config (C^T = B^T A^T) for an (m, n) output: CTA tiles
+  of 128 columns of N (two 64-row consumers) by the M tile width, a
+  multiple of 8 but not of 64 (plain configs have those tiles), that
+  leaves the busiest SM the least work (rounds of tiles x (width +
+  TRANSPOSED_WIDTH_OFFSET)): 257 rows as four tiles of 72 (one round of 120
+  CTAs with 3840 columns), 4112 as 26 of 160 (exactly 2 rounds with 1280);
+  fitted to shared memory. (256-column tiles by widths up to 128 lost to
+  plain tiles on most of the H100's wild-tune shapes, BUILD_NOTES.md.)"""
+  config = MosaicConfig(tile_m=64, wg_dimension="m", num_sms=num_sms,
+                        tile_k=layouts.swizzle_elements(dtype),
+                        epi_tile_n=0, transposed=True)
+  widths = [w for w in _TRANSPOSED_WIDTHS if w < m + 8 and w % 64]
+  if not widths:
+    return []
+  work = lambda w: (dataclasses.replace(config, tile_n=w).waves(n, m)
+                    * (w + TRANSPOSED_WIDTH_OFFSET))
+  width = min(widths, key=work)
+  config = _fit_transposed(
+      dataclasses.replace(config, tile_n=width, epi_tile_n=width), dtype,
+      out_dtype)
+  return [config] if config else []
+
+
+def _fit_transposed(config: MosaicConfig, dtype, out_dtype):
+  """`config` in shared memory: fewer stages (3 at least), then epilogue
+  pieces of the widest multiple of 8 dividing half the tile; None if it
+  still does not fit."""
+  fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
+  while not fits(config) and config.max_concurrent_steps > 3:
+    config = dataclasses.replace(
+        config, max_concurrent_steps=config.max_concurrent_steps - 1)
+  if not fits(config):
+    half = config.tile_n // 2
+    piece = max(p for p in range(8, half + 1, 8) if half % p == 0)
+    config = dataclasses.replace(config, epi_tile_n=piece)
+  return config if fits(config) else None
+
+
 def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
   """`config` with 128-byte K-tiles (if wider), then narrower epilogue
   pieces and fewer stages (`fit_mosaic_config`), if that fits; else None."""
@@ -292,11 +350,16 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
         f" bytes of {dtype}; wgmma needs swizzled K-tiles of a multiple of 32"
         f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
         " 128-byte swizzle).")
+  if config.transposed and dtype.itemsize != 2:
+    raise ValueError(
+        f"config.transposed=True needs 16-bit inputs, got {dtype}: wgmma"
+        " reads B^T's M-major tiles only for float16 and bfloat16.")
   # Found by fuzz.py on an H100: a 16-bit operand may be staged M- or
   # N-major (a transposed operand, or a gradient's product), and then its
   # tile_m or tile_n bytes set the swizzle wgmma needs of both operands.
+  # Transposed, A^T is always staged K-major (plan.py): tile_n is free.
   if not layouts.wgmma_needs_k_major(dtype):
-    for name in ("tile_m", "tile_n"):
+    for name in ("tile_m",) if config.transposed else ("tile_m", "tile_n"):
       value = getattr(config, name)
       if value * dtype.itemsize % 32:
         raise ValueError(
@@ -315,7 +378,12 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
   # swizzled (8, piece) tiles, and Mosaic GPU swizzles 32, 64 or 128 bytes
   # ("Swizzle 16 is not supported" while tracing: bfloat16 epi_tile_n=56,
   # float8 epi_tile_n=48).
-  if config.lowering == "warpgroup" and piece_bytes % 32:
+  if config.transposed and config.epi_tile[1] % 8:
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]}: a transposed store writes"
+        " pieces of whole (8, 128-byte) tiles; use a multiple of 8.")
+  if (config.lowering == "warpgroup" and not config.transposed
+      and piece_bytes % 32):
     raise ValueError(
         f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
         f" {out_dtype}; the warpgroup lowering stores through"

@@ -13,16 +13,18 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
 
+from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
   """(rows, cols) of one stored piece of a consumer's tile; with
-  `transposed_out`, pieces are (epi_m, WIDTH) and stored as their
-  transposes."""
+  `transposed_out`, pieces are stored as their transposes, (epi_m, WIDTH)
+  ones where TF32 reads A through registers."""
   epi_m, epi_n = plan.config.epi_tile
-  return epi_m, tf32_wgmma.WIDTH if plan.transposed_out else epi_n
+  transposed_tf32 = plan.transposed_out and plan.a_in_registers
+  return epi_m, tf32_wgmma.WIDTH if transposed_tf32 else epi_n
 
 
 def _slots(plan: plan_lib.Plan) -> int:
@@ -33,8 +35,8 @@ def _slots(plan: plan_lib.Plan) -> int:
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
-  if plan.transposed_out:
-    return tf32_wgmma.smem_transforms()
+  if plan.transposed_out:  # Rows of epi_m elements: 128 bytes or more.
+    return plan_lib.smem_transforms(layouts.SWIZZLE_BYTES, out_dtype)
   piece_bytes = plan.config.epi_tile[1] * jnp.dtype(out_dtype).itemsize
   if plan.tiled_out:
     return plan_lib.smem_transforms(plan_lib.swizzle_bytes(piece_bytes),
@@ -75,10 +77,24 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
       if plan.transposed_out:  # o_tile is the transposed window.
-        tf32_wgmma.store_transposed(piece, out_smem.at[wg, slot])
+        _store_transposed(plan, piece, out_smem.at[wg, slot])
         window = o_tile.at[cols, rows]
       else:
         out_smem[wg, slot] = piece
         window = o_tile.at[rows, cols]
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
+
+
+def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:
+  """smem[...] = piece.T: through tf32_wgmma where TF32 read A through
+  registers, else by wgmma's transposed register layout, which Mosaic GPU
+  stores into a transposed view of the tile (the interpreter transposes
+  the value)."""
+  if plan.a_in_registers:
+    tf32_wgmma.store_transposed(piece, smem)
+  elif plan.interpret:
+    smem[...] = piece.T
+  else:
+    smem.transpose((1, 0))[...] = plgpu.layout_cast(
+        piece, plgpu.Layout.WGMMA_TRANSPOSED)

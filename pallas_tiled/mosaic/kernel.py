@@ -136,7 +136,8 @@ def _operand_specs(plan: plan_lib.Plan, dtype, **spec_args):
   maps "a" and "b" to extra BlockSpec arguments."""
   c = plan.config
   cta_m, cta_n = c.cta_tile
-  transforms = plan_lib.smem_transforms(plan.swizzle, dtype)
+  transforms = (plan_lib.smem_transforms(plan.swizzle, dtype)
+                if plan.swizzle else ())
   specs = []
   for name, k_major, width in (("a", plan.a_k_major, cta_m),
                                ("b", plan.b_k_major, cta_n)):

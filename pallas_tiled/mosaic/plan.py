@@ -55,10 +55,12 @@ class Plan:
   (m, n) output, or its (n, m) transpose with `transposed_out`, per batch
   element and K range (`config.split_k`); k is the K extent it pipelines,
   `k_steps` K-tiles of it per range. `tiled_out`: the output is stored
-  through (8, swizzle)-tiled shared memory. `promote_from`: the K-step from
+  through (8, swizzle)-tiled shared memory (the operands unswizzled where
+  `swizzle` is 0). `promote_from`: the K-step from
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
+  `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
   config: MosaicConfig
@@ -73,6 +75,7 @@ class Plan:
   promote_from: int | None
   a_in_registers: bool
   transposed_out: bool
+  interpret: bool
 
   @property
   def split_m(self) -> bool:
@@ -169,7 +172,7 @@ def output_extent(m, n, config, out_dtype, transposed):
   A tiled store makes TMA view the output as (8, width) tiles, so a ragged
   output is padded to whole ones (and cut afterwards); the lane lowering
   stores rows of 16-byte multiples in place, through untiled shared memory;
-  the transposed store (float32, tf32_wgmma) is always tiled. Every output
+  the transposed store is always tiled. Every output
   spans at least one cluster (or CTA) tile: on an H200, outputs narrower
   than a consumer's tile (N <= 33 here) came out unwritten (warpgroup
   lowering; lane is padded alike, untested).
@@ -179,7 +182,7 @@ def output_extent(m, n, config, out_dtype, transposed):
   swizzle = swizzle_bytes(config.epi_tile[1] * itemsize)
   width = swizzle // itemsize
   if transposed:
-    return (max(round_up(m, tf32_wgmma.WIDTH), cluster_m),
+    return (max(round_up(m, layouts.swizzle_elements(out_dtype)), cluster_m),
             max(round_up(n, 8), cluster_n), True)
   if config.lowering == "lane":
     m_out = max(m, cluster_m)
@@ -251,10 +254,12 @@ def _tripled_k(a, b, a_k_major, b_k_major, tile_k):
 
 
 def _staged_majors(dtype, a_k_major, b_k_major, *, old_interpreter,
-                   a_in_registers):
+                   a_in_registers, b_k_major_only):
   """Whether A and B are K-major in shared memory: wgmma reads 16-bit
   operands either way, TF32 and float8 from shared memory only K-major;
-  TF32 with A in registers wants it M-major."""
+  TF32 with A in registers wants it M-major; `b_k_major_only` (a
+  transposed config, whose tile_n may be too narrow to swizzle) B
+  K-major."""
   if old_interpreter:
     # jax 0.10's interpreter cannot read transposed SMEM views (and has no
     # TF32 layout rules): stage A as (M, K) and B as (K, N).
@@ -263,7 +268,7 @@ def _staged_majors(dtype, a_k_major, b_k_major, *, old_interpreter,
     return False, True
   if layouts.wgmma_needs_k_major(dtype):
     return True, True
-  return a_k_major, b_k_major
+  return a_k_major, b_k_major or b_k_major_only
 
 
 def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
@@ -273,17 +278,22 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
 
   A row-major B is N-major, but B^T is an M-major A, so where TF32 reads
   A through registers a product of two row-major operands runs as
-  C^T = B^T A^T, stored transposed: no copies.
+  C^T = B^T A^T, stored transposed: no copies. A `transposed` config runs
+  that product for 16-bit operands, A^T staged K-major (its tile_n rows
+  need no swizzle), in the lane lowering (whose stores take wgmma's
+  transposed register layout).
   """
   c, p = config, problem
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   registers_ok = functools.partial(_tf32_registers_ok, c, dtype, out_dtype,
                                    precision, interpret)
-  transposed_out = (registers_ok(m=p.n, n=p.m) and not p.transpose_a
-                    and not p.transpose_b
-                    and _transposed_store_pays(p.m, p.n, p.k, c))
+  transposed_out = c.transposed or (
+      registers_ok(m=p.n, n=p.m) and not p.transpose_a
+      and not p.transpose_b and _transposed_store_pays(p.m, p.n, p.k, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
+  if c.transposed and not interpret:
+    c = dataclasses.replace(c, lowering="lane")
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   a_in_registers = registers_ok(m=p.m, n=p.n) and not a_k_major
   if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
@@ -295,10 +305,14 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     k_len = a.shape[-1]
   want = _staged_majors(dtype, a_k_major, b_k_major,
                         old_interpreter=old_interpreter,
-                        a_in_registers=a_in_registers)
+                        a_in_registers=a_in_registers,
+                        b_k_major_only=c.transposed)
   transposes = (a_k_major != want[0], b_k_major != want[1])
   a_k_major, b_k_major = want
-  swizzle = _operand_swizzle(c, dtype, a_k_major, b_k_major)
+  # jax 0.10's interpreter stages a transposed config's A^T N-major, its
+  # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
+  swizzle = (0 if old_interpreter and c.transposed
+             else _operand_swizzle(c, dtype, a_k_major, b_k_major))
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile
@@ -325,7 +339,8 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
-              tiled_out, promote_from, a_in_registers, transposed_out)
+              tiled_out, promote_from, a_in_registers, transposed_out,
+              interpret)
   return plan, a, b
 
 

@@ -77,10 +77,16 @@ def test_config_validates_itself(fields, exc, words):
     (jnp.bfloat16, dict(tile_m=64, tile_n=256, wg_dimension="m", split_k=2),
      "263168 bytes .* for bfloat16 inputs and float32 outputs, over"
      " Hopper's 232448. It fits with epi_tile_n=32."),
+    (jnp.float32, dict(tile_k=32, transposed=True),
+     "transposed=True needs 16-bit inputs, got float32"),
+    (jnp.bfloat16, dict(tile_n=136, epi_tile_n=4, transposed=True,
+                        split_k=2, lowering="lane"),
+     "epi_tile_n=4: a transposed store writes pieces of whole"),
 ], ids=["bf16-stages", "f32-defaults", "f32-no-fit", "num-sms",
         "num-sms-cluster", "f8-k-tile-bytes", "f8-epilogue-bytes",
         "warpgroup-epilogue-swizzle", "cluster-m-odd-rows",
-        "n-major-tile-bytes", "split-k-float32-partials"])
+        "n-major-tile-bytes", "split-k-float32-partials",
+        "transposed-f32", "transposed-piece-rows"])
 def test_config_is_checked_against_the_device_before_tracing(dtype, fields,
                                                              words):
   """Each message says what to change."""

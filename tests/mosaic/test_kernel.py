@@ -123,6 +123,48 @@ def test_tf32_in_every_stored_layout(config, layout, shape, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Transposed configs (C^T = B^T A^T, stored back transposed): M tiles of 136
+# and 40 rows (no multiple of 64), the ragged rows past M dropped by TMA;
+# every stored layout (A^T is staged K-major whatever its layout); float32
+# partial sums over K ranges stored transposed. (Interpreted: two cases.)
+TRANSPOSED_CASES = [
+    (pallas_tiled.MosaicConfig(tile_m=64, tile_n=136, epi_tile_n=136,
+                               wg_dimension="m", transposed=True, num_sms=4),
+     (257, 384, 200), "nn", jnp.bfloat16),
+    (pallas_tiled.MosaicConfig(tile_m=64, tile_n=40, epi_tile_n=8,
+                               transposed=True, num_sms=4),
+     (129, 200, 72), "tt", jnp.float16),
+]
+if helpers.ON_GPU:
+  TRANSPOSED_CASES += [
+      (config, shape, layout, dtype)
+      for config, shape, _, _ in TRANSPOSED_CASES
+      for layout in ("nn", "nt", "tn", "tt")
+      for dtype in (jnp.bfloat16, jnp.float16)] + [
+          (pallas_tiled.MosaicConfig(tile_m=128, tile_n=72, epi_tile_n=72,
+                                     wg_dimension="m", transposed=True,
+                                     max_concurrent_steps=3, split_k=2),
+           (1000, 640, 4097), "nn", jnp.bfloat16),
+          (pallas_tiled.MosaicConfig(tile_m=64, tile_n=232, epi_tile_n=232,
+                                     wg_dimension="m", transposed=True,
+                                     max_concurrent_steps=3),
+           (4097, 1000, 127), "nn", jnp.bfloat16)]
+
+
+@pytest.mark.parametrize("config, shape, layout, dtype", [
+    pytest.param(*case, id=f"{case[0].label}-{_shape_id(case[1])}-{case[2]}-"
+                 f"{_dtype_id(case[3])}") for case in TRANSPOSED_CASES])
+def test_transposed_configs(config, shape, layout, dtype, rng):
+  """A transposed config's product in any stored layout, every element
+  written (poisoned output), M tiles of any multiple of 8."""
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  stored = lambda a, b: helpers.stored_product(
+      mosaic_kernel.batched_product, a, b, transpose_a=layout[0] == "t",
+      transpose_b=layout[1] == "t", config=config)
+  out = helpers.call_with_poisoned_output(stored, a, b)
+  helpers.assert_matmul_close(out, a, b)
+
+
 # Interpreted, float16 takes bfloat16's path (10 s of the CPU suite each).
 GRADIENT_DTYPES = [d for d in helpers.DTYPES
                    if helpers.ON_GPU or d != jnp.float16]
