@@ -21,7 +21,9 @@ terms are shared within a regime: decode and skinny products (M or N <=
 64), which stream one operand once, have their own coefficients, apart from
 the wide ones'. A Mosaic split-K candidate shares its unsplit twin's tile
 class (the same CTA tile and K-loop over a shorter K); what splitting adds,
-float32 partial sums written and added, is the shared `reduce` term. The
+float32 partial sums written and added, is the shared `reduce` term. A
+transposed 16-bit candidate (M tiles of any multiple of 8) is priced by
+one class for every width, its per-class terms scaled by width. The
 coefficients are fitted per device kind and dtype on CUPTI times of every
 candidate on the `wild-tune` shapes (`benchmarks/calibrate.py`,
 `benchmarks/fit_cost_model.py`) and shipped in
@@ -88,7 +90,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
   cluster and a two-stage 256-byte K-tile variant of the widest; where K is
   long and ranges fill the SMs' rounds better (`k_range_variants`), the
-  128x256 and 128x128 tiles over K ranges."""
+  128x256 and 128x128 tiles over K ranges; for 16-bit inputs, the
+  transposed product's tile of 128 columns by the M width that fills the
+  rounds best (`transposed_variants`)."""
   tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),
@@ -198,7 +202,9 @@ def tile_class(config) -> str:
   without what the waves or a shared term account for (the SM count,
   aligned operand copies, Mosaic's K ranges) or what changes no tile (the
   lowering of ragged outputs, Mosaic's epilogue pieces, which candidates
-  size by bytes of the stored dtype)."""
+  size by bytes of the stored dtype). Transposed Mosaic configs share one
+  class whatever their M tile's width and depth: `features` scales their
+  terms by width."""
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
                                  lowering="warpgroup", split_k=1)
@@ -215,7 +221,10 @@ def tile_class(config) -> str:
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
   """(shared terms, (waves * k_tile / 1000, waves)) of `config` on an
   (m, n, k) product: what the model's coefficients multiply. `num_sms`
-  counts a Triton grid's waves (a MosaicConfig carries its own)."""
+  counts a Triton grid's waves (a MosaicConfig carries its own). A
+  transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) / (256
+  + TRANSPOSED_WIDTH_OFFSET) each: its class's coefficients are a 256-wide
+  tile's."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     relayout, transposed = _mosaic_layout(m, n, k, config,

@@ -165,6 +165,20 @@ def test_transposed_configs(config, shape, layout, dtype, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+def test_transposed_config_broadcasts_batches(rng):
+  """Run transposed, a batched a against a shared b, and the reverse: the
+  swapped operands keep their own batch indices."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=136, epi_tile_n=136,
+                                     wg_dimension="m", transposed=True,
+                                     num_sms=4)
+  a = helpers.random_array(rng, (2, 100, 64), jnp.bfloat16)
+  b = helpers.random_array(rng, (64, 24), jnp.bfloat16)
+  for x, y in ((a, b), (a[0], jnp.stack([b, -b]))):
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, x, y,
+                                            config=config)
+    helpers.assert_matmul_close(out, x, y)
+
+
 # Interpreted, float16 takes bfloat16's path (10 s of the CPU suite each).
 GRADIENT_DTYPES = [d for d in helpers.DTYPES
                    if helpers.ON_GPU or d != jnp.float16]
