@@ -112,5 +112,8 @@ def random_operand(key, shape, dtype) -> jax.Array:
     real_key, imag_key = jax.random.split(key)
     return jax.lax.complex(jax.random.normal(real_key, shape, real),
                            jax.random.normal(imag_key, shape, real))
-  return jax.random.normal(key, shape, jnp.promote_types(
-      real, jnp.float32)).astype(dtype)
+  # Drawn in float32 at least (float64 stays itself): float8 and 16-bit
+  # types have no normal sampler of their own, and float8 promotes with
+  # nothing (jnp.promote_types raises).
+  wide = real if jnp.dtype(real).itemsize >= 4 else jnp.float32
+  return jax.random.normal(key, shape, wide).astype(dtype)

@@ -17,6 +17,7 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import dtypes
 from tests import helpers
 
 KERNELS = ["tiled", "naive"]
@@ -187,3 +188,17 @@ def test_precision_is_ignored_for_float64_and_int8(rng):
     a, b = helpers.random_operands(rng, 20, 30, 40, jnp.float64)
     out = pallas_tiled.matmul(a, b, precision=lax.Precision.DEFAULT)
     assert accuracy.relative_error(out, np.matmul(a, b)) < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [
+    jnp.float32, jnp.bfloat16, jnp.float16, helpers.FLOAT8, jnp.int8,
+    jnp.float64, jnp.complex64, jnp.complex128], ids=lambda d: jnp.dtype(d).name)
+def test_timing_data_for_every_dtype(dtype):
+  """`dtypes.random_operand`, the benchmark's, calibration's and autotuner's
+  data: of the dtype asked for and not constant (float8 promotes with no
+  other dtype: drawing it through jnp.promote_types raised, which failed
+  every float8 benchmark run and autotune)."""
+  with x64(jnp.dtype(dtype).itemsize == 8 or dtype == jnp.complex128):
+    x = dtypes.random_operand(jax.random.key(0), (16, 8), dtype)
+    assert x.dtype == jnp.dtype(dtype)
+    assert np.unique(np.asarray(x)).size > 4
