@@ -315,7 +315,7 @@ def _device_reference(x, y):
   if jnp.issubdtype(x.dtype, jnp.integer):
     return (jnp.matmul(x, y, preferred_element_type=jnp.int32),
             "xla-int32")
-  wide = jnp.promote_types(x.dtype, jnp.float32)
+  wide = dtype_rules.at_least_float32(x.dtype)
   return (jnp.matmul(x.astype(wide), y.astype(wide),
                      precision=lax.Precision.HIGHEST),
           f"xla-highest-{wide.name}")

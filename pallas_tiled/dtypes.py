@@ -56,6 +56,15 @@ def real_dtype(dtype) -> np.dtype:
       jnp.dtype(dtype))
 
 
+def at_least_float32(dtype) -> np.dtype:
+  """`dtype`, or float32 for a narrower float: what float references and
+  test data are computed in. (jnp.promote_types(dtype, float32) says the
+  same but raises for float8, which promotes with no other dtype.)"""
+  dtype = jnp.dtype(dtype)
+  narrow = jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize < 4
+  return jnp.dtype(jnp.float32) if narrow else dtype
+
+
 def missing_x64_reason(dtype) -> str | None:
   """Why `dtype` cannot be used now, if it is 64-bit and jax_enable_x64 is
   off (JAX would compute it in 32 bits); else None."""
@@ -112,8 +121,4 @@ def random_operand(key, shape, dtype) -> jax.Array:
     real_key, imag_key = jax.random.split(key)
     return jax.lax.complex(jax.random.normal(real_key, shape, real),
                            jax.random.normal(imag_key, shape, real))
-  # Drawn in float32 at least (float64 stays itself): float8 and 16-bit
-  # types have no normal sampler of their own, and float8 promotes with
-  # nothing (jnp.promote_types raises).
-  wide = real if jnp.dtype(real).itemsize >= 4 else jnp.float32
-  return jax.random.normal(key, shape, wide).astype(dtype)
+  return jax.random.normal(key, shape, at_least_float32(real)).astype(dtype)

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import pytest
 
 from pallas_tiled import timing
+from tests import helpers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "matmul_benchmark.py"
@@ -358,3 +359,14 @@ def test_decode_rows_are_held_to_the_copy_bandwidth(benchmark_module):
           row(1, 64, None)]
   benchmark_module.fill_copy_fractions(rows, 3000.0)
   assert [r.pct_copy_bandwidth for r in rows] == [80.0, 40.0, None, None]
+
+
+def test_large_float8_products_have_a_device_reference(benchmark_module):
+  """Past the float64 NumPy reference's size the benchmark checks against
+  jnp.matmul at HIGHEST in float32; float8 promotes with no dtype, and
+  reaching float32 through jnp.promote_types failed every such float8 row
+  (an H100's wild-check: 6 errors)."""
+  a = jnp.ones((8, 16), helpers.FLOAT8)
+  ref, what = benchmark_module._device_reference(a, a.T)  # pylint: disable=protected-access
+  assert what == "xla-highest-float32" and ref.dtype == jnp.float32
+  assert float(ref[0, 0]) == 16.0
