@@ -27,8 +27,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   TF32 1-8% slower), and the tile orders and the cluster that came close
   on an H200 (BUILD_NOTES.md); where K ranges fill the SMs' rounds better
   (`k_range_variants`), 128x256 and 128x128 tiles over them; for 16-bit
-  inputs, the transposed product's tiles of 128 and 256 columns over the M
-  tile width that fills the rounds best (`transposed_variants`).
+  inputs, the transposed product's tile of 128 columns by the M tile width
+  that fills the rounds best (`transposed_variants`).
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
