@@ -80,8 +80,8 @@ _LABELS = flags.DEFINE_string(
     "labels", None, "Only candidates whose label matches this regular"
     " expression (e.g. 'T$' for transposed ones, added since the shapes were"
     " calibrated); their rows say partial=true, and fit_cost_model.py adds"
-    " them to an earlier run's rows of the shape, rescaled by jnp.matmul's"
-    " time in both runs.")
+    " them to an earlier run's rows of the shape, rescaled by the reference"
+    " (jnp.matmul or the pick) that moved less between the runs.")
 _LOCK = flags.DEFINE_string("lock", "/tmp/pallas_tiled_calibrate.lock",
                             "The lock that serializes GPU timing.")
 

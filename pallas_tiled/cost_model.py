@@ -114,8 +114,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
-  if jnp.dtype(dtype).itemsize == 2:
-    configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
+  configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
   return configs
 
 

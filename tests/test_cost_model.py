@@ -305,11 +305,11 @@ def test_a_partial_run_adds_candidates_rescaled(tmp_path):
 
 
 def test_transposed_tiles_fill_the_rounds(hopper):
-  """16-bit products also get the transposed product's tiles (C^T = B^T
-  A^T), 128 or 256 columns of N by an M tile of any multiple of 8 that is
-  no multiple of 64 (plain tiles cover those): the width leaving the
-  busiest SM least work; one tile class per family, whose coefficients are
-  a 256-wide tile's, scaled by width + TRANSPOSED_WIDTH_OFFSET."""
+  """16-bit products also get the transposed product's tile (C^T = B^T
+  A^T), 128 columns of N by an M tile of any multiple of 8 that is no
+  multiple of 64 (plain tiles cover those): the width leaving the busiest
+  SM least work; one tile class for every width, whose coefficients are a
+  256-wide tile's, scaled by width + TRANSPOSED_WIDTH_OFFSET."""
   hopper()
   transposed = lambda shape, dtype=jnp.bfloat16: {
       c.cta_tile: c for c in cost_model.model_candidates(*shape, dtype)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax.numpy as jnp
-
 from pallas_tiled import config_checks
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import heuristics
@@ -72,7 +70,6 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
                           m, n, k, dtype, dtype)]
-  if jnp.dtype(dtype).itemsize == 2:  # M tiles of any multiple of 8.
-    candidates += transposed_variants(m, n, dtype, dtype, first.num_sms)
+  candidates += transposed_variants(m, n, dtype, dtype, first.num_sms)
   return config_checks.passing(
       candidates, lambda c: check_mosaic_config(c, dtype, dtype))

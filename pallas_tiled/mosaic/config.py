@@ -279,8 +279,11 @@ def transposed_variants(m: int, n: int, dtype, out_dtype,
   leaves the busiest SM the least work (rounds of tiles x (width +
   TRANSPOSED_WIDTH_OFFSET)): 257 rows as four tiles of 72 (one round of 120
   CTAs with 3840 columns), 4112 as 26 of 160 (exactly 2 rounds with 1280);
-  fitted to shared memory. (256-column tiles by widths up to 128 lost to
-  plain tiles on most of the H100's wild-tune shapes, BUILD_NOTES.md.)"""
+  fitted to shared memory; none for inputs other than 16-bit ones, which
+  alone it takes. (256-column tiles by widths up to 128 lost to plain tiles
+  on most of the H100's wild-tune shapes, BUILD_NOTES.md.)"""
+  if np.dtype(dtype).itemsize != 2:
+    return []
   config = MosaicConfig(tile_m=64, wg_dimension="m", num_sms=num_sms,
                         tile_k=layouts.swizzle_elements(dtype),
                         epi_tile_n=0, transposed=True)
