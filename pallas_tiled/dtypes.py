@@ -3,7 +3,8 @@ dtype rules of `jnp.matmul` they follow.
 
 * Floats (float32, bfloat16, float16, float8_e4m3fn) accumulate in float32,
   float64 (with jax_enable_x64) in float64: on Hopper, Triton's fp64 dot
-  runs on the FP64 tensor cores (DMMA).
+  runs on the FP64 tensor cores (DMMA). A float8_e4m3fn result past its
+  largest value (448) is NaN, as jnp.matmul's is (`cast_result`).
 * int8 multiplies on the integer tensor cores (Triton's s8 dot, IMMA or
   wgmma s8) into an int32 accumulator, exact. As in jnp.matmul the result
   is int8 unless `preferred_element_type` widens it (int32); an int8 result
@@ -108,10 +109,30 @@ def exact_result_dtype(dtype) -> np.dtype:
                                                     jnp.integer) else dtype
 
 
+# Where float32 -> float8_e4m3fn rounds past 448, its largest value: to NaN
+# in XLA (e4m3fn has no infinity); 464 itself rounds to 448 (ties to even).
+_FLOAT8_E4M3FN_ROUNDS_TO_MAX = 464.0
+
+
+def cast_result(acc, dtype):
+  """The accumulator cast once to the result dtype, as XLA casts: a float8
+  result that rounds past 448 is NaN. The GPU's own conversion (cvt with
+  .satfinite, which PTX requires for e4m3) clamps it to +-448 instead, so
+  the same product would be NaN through XLA's split-K sum or jnp.matmul and
+  448 from a kernel's store: a silently wrong value."""
+  dtype = jnp.dtype(dtype)
+  if dtype == jnp.float8_e4m3fn:  # Comparisons with NaN are false: kept.
+    limit = _FLOAT8_E4M3FN_ROUNDS_TO_MAX
+    acc = jnp.where((acc > limit) | (acc < -limit), jnp.nan, acc)
+  return acc.astype(dtype)
+
+
 def random_operand(key, shape, dtype) -> jax.Array:
   """Test data for timing and tuning: standard normal values (complex: in
   both parts), integers uniform over all their values (int8: exact int32
-  sums for K < 2^17)."""
+  sums for K < 2^17). float8 values are normal / 4, so that products stay
+  inside e4m3fn's +-448 (six standard deviations of a sum over K = 10^6;
+  unscaled, sums over K of ~10^4 reached NaN: 8x4096x11008)."""
   shape = tuple(shape)
   if jnp.issubdtype(dtype, jnp.integer):
     info = jnp.iinfo(dtype)
@@ -121,4 +142,7 @@ def random_operand(key, shape, dtype) -> jax.Array:
     real_key, imag_key = jax.random.split(key)
     return jax.lax.complex(jax.random.normal(real_key, shape, real),
                            jax.random.normal(imag_key, shape, real))
-  return jax.random.normal(key, shape, at_least_float32(real)).astype(dtype)
+  values = jax.random.normal(key, shape, at_least_float32(real))
+  if jnp.dtype(dtype) == jnp.float8_e4m3fn:
+    values = values / 4
+  return values.astype(dtype)

@@ -46,7 +46,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, transpose_a, transpose_b):
 
   acc = jnp.zeros((block_m, block_n), acc_dtype)
   acc = lax.fori_loop(0, k, rank1_update, acc)
-  masking.store(o_ref, acc.astype(o_ref.dtype),
+  masking.store(o_ref, dtypes.cast_result(acc, o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
 
 

@@ -86,6 +86,48 @@ def test_int8_knobs_and_batches(config, rng):
   np.testing.assert_array_equal(np.asarray(out), _int8_reference(a, v))
 
 
+# Every place a float8 result is cast: each kernel's store (naive, Triton,
+# Mosaic; the tiled default) and XLA's split-K sums (Triton, Mosaic).
+FLOAT8_OVERFLOW_CASES = [
+    pytest.param(impl, None, id=impl) for impl in [*KERNELS, "xla"]] + [
+        pytest.param("tiled", config, id=config.label) for config in [
+            pallas_tiled.TileConfig(64, 32, 32),
+            pallas_tiled.TileConfig(64, 32, 32, split_k=2),
+            pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=64),
+            pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=64,
+                                      split_k=2)]]
+
+
+@pytest.mark.parametrize("impl, config", FLOAT8_OVERFLOW_CASES)
+def test_float8_results_overflow_to_nan_as_jnp_matmuls_do(impl, config, rng):
+  """A float8_e4m3fn result that rounds past 448 is NaN (e4m3fn has no
+  infinity), as XLA's cast makes it; 464 rounds to 448. The GPU's own
+  conversion clamps to 448, so without `dtypes.cast_result` a kernel's
+  store (compiled) and XLA's split-K sum disagreed. Each sum here is exact
+  in float32: only the cast differs."""
+  m, n, k = 70, 40, 256
+  # a's first two columns times b's (equal) first two rows: each result is
+  # (a0 + a1) * s, from 5 to 928 in size, past 464 on some rows.
+  # The first rows and columns give 448, 464 (to 448), -464, 480 (to NaN),
+  # -896, 232 and 5; the rest are drawn from the same values.
+  a = np.zeros((m, k), np.float32)
+  a[:, 0] = rng.choice([448.0, 224.0, -448.0, 3.0, 0.0], m)
+  a[:, 1] = rng.choice([0.0, 16.0, 32.0, -448.0, 2.0], m)
+  a[:5, :2] = [[448.0, 0.0], [448.0, 16.0], [448.0, 32.0], [-448.0, -448.0],
+               [3.0, 2.0]]
+  b = np.zeros((k, n), np.float32)
+  b[0] = b[1] = rng.choice([1.0, 0.5, -1.0, 2.0, 0.25], n)
+  b[:2, :3] = [1.0, -1.0, 0.5]
+  a, b = jnp.asarray(a, helpers.FLOAT8), jnp.asarray(b, helpers.FLOAT8)
+  out = IMPLS[impl](a, b) if config is None else pallas_tiled.matmul(
+      a, b, config)
+  sums = np.matmul(helpers.as_f64(a), helpers.as_f64(b))
+  expected = np.asarray(sums.astype(np.float32).astype(helpers.FLOAT8),
+                        np.float32)
+  assert out.dtype == helpers.FLOAT8
+  np.testing.assert_array_equal(np.asarray(out, np.float32), expected)
+
+
 @pytest.mark.parametrize("shape", FLOAT_SHAPES, ids=_shape_id)
 @pytest.mark.parametrize("impl", KERNELS)
 def test_float64_to_float64_accuracy(impl, shape, rng):
@@ -202,3 +244,15 @@ def test_timing_data_for_every_dtype(dtype):
     x = dtypes.random_operand(jax.random.key(0), (16, 8), dtype)
     assert x.dtype == jnp.dtype(dtype)
     assert np.unique(np.asarray(x)).size > 4
+
+
+def test_random_float8_products_stay_in_range():
+  """Benchmark data for float8: sums over a long K stay finite (unscaled
+  normals reached NaN past 448 at K = 11008, for jnp.matmul and kernels
+  alike), yet are far from float8's smallest values (std 16 here)."""
+  k = 65536
+  keys = jax.random.split(jax.random.key(1))
+  a = dtypes.random_operand(keys[0], (64, k), helpers.FLOAT8)
+  b = dtypes.random_operand(keys[1], (k, 64), helpers.FLOAT8)
+  sums = np.matmul(helpers.as_f64(a), helpers.as_f64(b))
+  assert 16 < np.abs(sums).max() < 448

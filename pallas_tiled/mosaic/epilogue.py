@@ -13,6 +13,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
 
+from pallas_tiled import dtypes
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
@@ -63,7 +64,7 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   into `o_tile` (the CTA's output window; its transpose with
   `transposed_out`)."""
   c = plan.config
-  acc = acc.astype(out_dtype)
+  acc = dtypes.cast_result(acc, out_dtype)
   epi_m, piece_n = _piece_shape(plan)
   slots = _slots(plan)
   row0 = wg * c.tile_m if plan.split_m else 0

@@ -110,7 +110,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
     start = full_phases * block_k
     acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
 
-  masking.store(o_ref, acc.astype(o_ref.dtype),
+  masking.store(o_ref, dtypes.cast_result(acc, o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
 
 
