@@ -17,6 +17,7 @@ from jax import lax
 import jax.numpy as jnp
 
 from pallas_tiled import api
+from pallas_tiled import dtypes
 
 
 def _ring(axis_name):
@@ -84,4 +85,4 @@ def matmul_reduce_scatter(a, b, *, axis_name, **matmul_kwargs) -> jax.Array:
     acc = product if acc is None else acc + product
     if step + 1 < size:  # Overlaps the next step's product.
       acc = lax.ppermute(acc, axis_name, shift)
-  return acc.astype(out_dtype)
+  return dtypes.cast_result(acc, out_dtype)

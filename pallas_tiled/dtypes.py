@@ -3,8 +3,8 @@ dtype rules of `jnp.matmul` they follow.
 
 * Floats (float32, bfloat16, float16, float8_e4m3fn) accumulate in float32,
   float64 (with jax_enable_x64) in float64: on Hopper, Triton's fp64 dot
-  runs on the FP64 tensor cores (DMMA). A float8_e4m3fn result past its
-  largest value (448) is NaN, as jnp.matmul's is (`cast_result`).
+  runs on the FP64 tensor cores (DMMA). A float8_e4m3fn result that rounds
+  past its largest value (448) is NaN in every path (`cast_result`).
 * int8 multiplies on the integer tensor cores (Triton's s8 dot, IMMA or
   wgmma s8) into an int32 accumulator, exact. As in jnp.matmul the result
   is int8 unless `preferred_element_type` widens it (int32); an int8 result
@@ -110,16 +110,20 @@ def exact_result_dtype(dtype) -> np.dtype:
 
 
 # Where float32 -> float8_e4m3fn rounds past 448, its largest value: to NaN
-# in XLA (e4m3fn has no infinity); 464 itself rounds to 448 (ties to even).
+# in ml_dtypes (e4m3fn has no infinity); 464 itself rounds to 448 (ties to
+# even).
 _FLOAT8_E4M3FN_ROUNDS_TO_MAX = 464.0
 
 
 def cast_result(acc, dtype):
-  """The accumulator cast once to the result dtype, as XLA casts: a float8
-  result that rounds past 448 is NaN. The GPU's own conversion (cvt with
-  .satfinite, which PTX requires for e4m3) clamps it to +-448 instead, so
-  the same product would be NaN through XLA's split-K sum or jnp.matmul and
-  448 from a kernel's store: a silently wrong value."""
+  """The accumulator cast once to the result dtype; a float8 result that
+  rounds past 448 is NaN, as NumPy's (ml_dtypes') and XLA's CPU conversion
+  make it. On the GPU neither the hardware nor XLA agrees with itself: cvt
+  with .satfinite (which PTX requires for e4m3) clamps to +-448, and so did
+  XLA's elementwise conversion of a split-K sum at 480 (H100, jax 0.11.2),
+  while jnp.matmul's float8 GEMMs and XLA's split-K sums of long-K
+  wild-check and wild-tune products gave NaN. Clamped, the same product came out 448 or NaN by
+  config: a silently wrong value."""
   dtype = jnp.dtype(dtype)
   if dtype == jnp.float8_e4m3fn:  # Comparisons with NaN are false: kept.
     limit = _FLOAT8_E4M3FN_ROUNDS_TO_MAX

@@ -87,9 +87,11 @@ def test_int8_knobs_and_batches(config, rng):
 
 
 # Every place a float8 result is cast: each kernel's store (naive, Triton,
-# Mosaic; the tiled default) and XLA's split-K sums (Triton, Mosaic).
+# Mosaic; the tiled default) and XLA's split-K sums (Triton, Mosaic). Not
+# jnp.matmul: on an H100 (jax 0.11.2) it clamped 480 to 448 here, and gave
+# NaN for long-K sums on the wild-check.
 FLOAT8_OVERFLOW_CASES = [
-    pytest.param(impl, None, id=impl) for impl in [*KERNELS, "xla"]] + [
+    pytest.param(impl, None, id=impl) for impl in KERNELS] + [
         pytest.param("tiled", config, id=config.label) for config in [
             pallas_tiled.TileConfig(64, 32, 32),
             pallas_tiled.TileConfig(64, 32, 32, split_k=2),
@@ -99,12 +101,13 @@ FLOAT8_OVERFLOW_CASES = [
 
 
 @pytest.mark.parametrize("impl, config", FLOAT8_OVERFLOW_CASES)
-def test_float8_results_overflow_to_nan_as_jnp_matmuls_do(impl, config, rng):
+def test_float8_results_past_448_are_nan_in_every_path(impl, config, rng):
   """A float8_e4m3fn result that rounds past 448 is NaN (e4m3fn has no
-  infinity), as XLA's cast makes it; 464 rounds to 448. The GPU's own
-  conversion clamps to 448, so without `dtypes.cast_result` a kernel's
-  store (compiled) and XLA's split-K sum disagreed. Each sum here is exact
-  in float32: only the cast differs."""
+  infinity), as NumPy's cast makes it; 464 rounds to 448. The GPU's own
+  conversion clamps to 448, and XLA's sometimes does: without
+  `dtypes.cast_result` a kernel's store (compiled) gave 448 where XLA's
+  split-K sum of a long-K product gave NaN. Each sum here is exact in
+  float32: only the cast differs."""
   m, n, k = 70, 40, 256
   # a's first two columns times b's (equal) first two rows: each result is
   # (a0 + a1) * s, from 5 to 928 in size, past 464 on some rows.

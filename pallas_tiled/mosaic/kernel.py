@@ -32,6 +32,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
 
+from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import vma
 from pallas_tiled.mosaic import epilogue
@@ -391,7 +392,8 @@ def _sum_k_ranges(partials, split_k, shape, out_dtype):
   element's split_k partials in a fixed order and casts the sum."""
   rows, cols = shape
   partials = partials.reshape(-1, split_k, *partials.shape[1:])
-  return partials[..., :rows, :cols].sum(axis=1).astype(out_dtype)
+  return dtypes.cast_result(partials[..., :rows, :cols].sum(axis=1),
+                            out_dtype)
 
 
 KERNEL = kernel_lib.Kernel("mosaic", batched_product,

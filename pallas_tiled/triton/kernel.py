@@ -225,7 +225,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       name="pallas_tiled_matmul",
   )(a, b)
   if c.split_k > 1:  # Adds the K ranges' partial sums.
-    out = out.sum(axis=0, dtype=out.dtype).astype(out_dtype)
+    out = dtypes.cast_result(out.sum(axis=0, dtype=out.dtype), out_dtype)
   return out
 
 
