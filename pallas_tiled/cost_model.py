@@ -136,6 +136,16 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
     # 0.49x), 2.3-12.5x the best on large ones with K unaligned, which the
     # extra_ops and unaligned_serial terms tell apart.
     configs.append(dataclasses.replace(first, align_operands=False))
+  if first.k_major_b and jnp.dtype(dtype).itemsize == 1:
+    # float8 b read as stored, without the transpose pass wgmma wants: on
+    # the H100's float8 wild-check, outputs of 128 to 768 rows spent 60-70%
+    # of their time in that pass (128x32000x4096: 113 of 170 us), where
+    # jnp.matmul's one Triton fusion reads b as stored (113 us in all).
+    common = dict(num_warps=4, num_stages=4, group_m=16,
+                  align_operands=first.align_operands)
+    configs += [dataclasses.replace(first, k_major_b=False),
+                TileConfig(128, 128, first.block_k, **common),
+                TileConfig(64, 128, 2 * first.block_k, **common)]
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
   if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
     bk = layouts.swizzle_elements(dtype)

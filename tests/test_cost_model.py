@@ -28,7 +28,12 @@ RESULTS = ROOT / "benchmarks" / "results"
 # Each dtype's calibration runs (a later, partial one adds candidates).
 RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_transposed.jsonl"],
-        "float32": [RESULTS / "h100_wild_tune_f32.jsonl"]}
+        "float32": [RESULTS / "h100_wild_tune_f32.jsonl"],
+        # Then the b-as-stored Triton tiles; split-K candidates re-timed
+        # with data whose sums stay under 448.
+        "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
+                          RESULTS / "h100_wild_tune_f8_bstored.jsonl",
+                          RESULTS / "h100_wild_tune_f8_split.jsonl"]}
 
 
 @pytest.fixture
@@ -66,6 +71,7 @@ def test_off_hopper_and_uncalibrated_dtypes_get_no_pick(hopper, monkeypatch):
     assert cost_model.choose(4096, 4096, 4096, jnp.float32,
                              precision) is None
   assert cost_model.choose(4096, 4096, 4096, jnp.int8) is None
+  assert cost_model.choose(4096, 4096, 4096, jnp.float8_e4m3fn) is not None
   assert cost_model.choose(4096, 4096, 4096, jnp.float16) is not None
 
 
@@ -91,6 +97,26 @@ def test_picks(hopper, shape, backend, tile):
     assert config.cta_tile == tile
   if shape[0] in (128, 256):
     assert config.split_k > 1
+
+
+def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
+  """float8 wgmma wants b K-major: a transpose pass that costs more than
+  the product for a few hundred rows (H100 wild-check 128x32000x4096: 113 of
+  170 us). Triton tiles reading b as stored are offered beside it, with the
+  K-phase the shape's (no 128-deep phases for K = 14), and chosen for 128
+  rows (1.13x jnp.matmul, the transposing pick 0.67x); from ~256 rows
+  Mosaic's product over the transposed b wins back."""
+  hopper()
+  f8 = jnp.float8_e4m3fn
+  stored = lambda *shape: [c.label for c in cost_model.model_candidates(
+      *shape, f8) if c.backend == "triton" and not c.k_major_b]
+  assert stored(128, 32000, 4096) == ["128x256x128/w8/s3/g16",
+                                      "128x128x128/w4/s4/g16",
+                                      "64x128x256/w4/s4/g16"]
+  assert stored(664, 3982, 14)[1:] == ["128x128x16/w4/s4/g16/align",
+                                       "64x128x32/w4/s4/g16/align"]
+  assert not cost_model.choose(128, 32000, 4096, f8).k_major_b
+  assert cost_model.choose(2048, 13824, 5120, f8).backend == "mosaic"
 
 
 def test_mosaic_k_ranges_share_their_tile_class(hopper):
