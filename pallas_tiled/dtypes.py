@@ -116,14 +116,12 @@ _FLOAT8_E4M3FN_ROUNDS_TO_MAX = 464.0
 
 
 def cast_result(acc, dtype):
-  """The accumulator cast once to the result dtype; a float8 result that
-  rounds past 448 is NaN, as NumPy's (ml_dtypes') and XLA's CPU conversion
-  make it. On the GPU neither the hardware nor XLA agrees with itself: cvt
-  with .satfinite (which PTX requires for e4m3) clamps to +-448, and so did
-  XLA's elementwise conversion of a split-K sum at 480 (H100, jax 0.11.2),
-  while jnp.matmul's float8 GEMMs and XLA's split-K sums of long-K
-  wild-check and wild-tune products gave NaN. Clamped, the same product came out 448 or NaN by
-  config: a silently wrong value."""
+  """The accumulator cast once to the result dtype. A float8 result that
+  rounds past 448 is NaN, as NumPy's (ml_dtypes') conversion makes it. The
+  GPU does not agree with itself there: cvt .satfinite (PTX's only e4m3
+  conversion) clamps to +-448, and XLA's conversion clamped in one fusion
+  and gave NaN in others (H100, jax 0.11.2), so the same product came out
+  448 or NaN by config: a silently wrong value."""
   dtype = jnp.dtype(dtype)
   if dtype == jnp.float8_e4m3fn:  # Comparisons with NaN are false: kept.
     limit = _FLOAT8_E4M3FN_ROUNDS_TO_MAX
