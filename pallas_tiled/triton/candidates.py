@@ -29,11 +29,13 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   # K-major B: float32 and float8 (their wgmma needs it) unless skinny,
   # where the transpose pass can cost more than the product; 16-bit tries
   # both where rows are unaligned (aligned copies of Bᵀ come with the
-  # transpose).
+  # transpose). 8-bit tries both at any M: without the pass, float8 ran up
+  # to 1.6x faster for 128 rows (H100 wild-tune, BUILD_NOTES.md).
   needs_k_major = layouts.wgmma_needs_k_major(dtype)
   kmajors = ([True] if needs_k_major
              else [False, True] if unaligned else [False])
-  if needs_k_major and m <= layouts.SKINNY_DIM:
+  if needs_k_major and (m <= layouts.SKINNY_DIM
+                        or np.dtype(dtype).itemsize == 1):
     kmajors = [False, True]
   candidates = [heuristics.default_tiled_config(m, n, k, dtype, precision)]
   if m <= layouts.SKINNY_DIM:
