@@ -40,9 +40,13 @@ def _magnitudes(x) -> jax.Array:
 
 
 def relative_error(out, ref) -> float:
-  """‖out − ref‖ / ‖ref‖ in float64 (NaN if `out` holds any NaN)."""
+  """‖out − ref‖ / ‖ref‖ in float64 (NaN if `out` holds any NaN); against
+  an all-zero `ref`, 0 where `out` is zero too and infinite elsewhere."""
   out, ref = as_float64(out), as_float64(ref)
-  return float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+  diff, size = np.linalg.norm(out - ref), np.linalg.norm(ref)
+  if size == 0:
+    return 0.0 if diff == 0 else float(diff * np.inf)  # NaN stays NaN.
+  return float(diff / size)
 
 
 def tolerance(a, b, ref, out_dtype, precision=None) -> float:
@@ -77,7 +81,9 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
                      precision=lax.Precision.HIGHEST)
   term_norm = float(jnp.linalg.norm(jnp.sqrt(terms)))
   ref_norm = float(np.linalg.norm(as_float64(ref)))
-  spread = term_norm / ref_norm if ref_norm else np.inf
+  if not ref_norm:  # Every product zero: exact; else cancellation: unknown.
+    return 0.0 if not term_norm else np.inf
+  spread = term_norm / ref_norm
   dtype = dtypes.real_dtype(a.dtype)
   acc_eps = float(jnp.finfo(dtypes.accumulator_dtype(dtype)).eps)
   summed = 2 * acc_eps * np.sqrt(a.shape[-1])
@@ -89,7 +95,7 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
     summed *= 4
   finfo = jnp.finfo(out_dtype)
   subnormal = (float(finfo.smallest_subnormal) / 2 * np.sqrt(np.size(ref))
-               / ref_norm if ref_norm else np.inf)
+               / ref_norm)
   return float(finfo.eps) / 2 + subnormal + spread * summed
 
 

@@ -90,6 +90,20 @@ def test_tolerance_rejects_tf32_rounding_at_highest_precision(rng):
   assert err < accuracy.tolerance(a, b, ref, jnp.float32)
 
 
+@pytest.mark.parametrize("out, ok", [(0.0, True), (-0.0, True),
+                                     (2.0**-9, False), (np.nan, False)],
+                         ids=["zero", "negative-zero", "tiny", "nan"])
+def test_all_zero_reference_demands_an_exact_zero(out, ok):
+  """A product of zeros has no scale to be relative to: it must be exactly
+  zero (a float8 normal draw can round to -0, which once gave 0/0 here)."""
+  a = jnp.asarray([[-0.0]], jnp.float8_e4m3fn)
+  b = jnp.asarray([[-1.5]], jnp.float8_e4m3fn)
+  ref = helpers.as_f64(a) @ helpers.as_f64(b)
+  out = np.full((1, 1), out)
+  tol = accuracy.tolerance(a, b, ref, jnp.float8_e4m3fn)
+  assert (accuracy.relative_error(out, ref) <= tol) == ok
+
+
 @pytest.mark.parametrize("impl", IMPLS)
 def test_float8_takes_any_precision(impl, rng):
   """float8 products are exact: HIGHEST asks nothing more of them."""
