@@ -88,7 +88,10 @@ _MOSAIC_MIN_F32_ROWS = 32
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
-  cluster and a two-stage 256-byte K-tile variant of the widest; where K is
+  cluster and a two-stage 256-byte K-tile variant of the widest; ping-pong
+  consumers of 128x128, 64x256 and 128x192 tiles (`MosaicConfig.ping_pong`:
+  a tile's store overlaps the other consumer's wgmmas; a class is picked
+  only once calibrate.py has timed it); where K is
   long and ranges fill the SMs' rounds better (`k_range_variants`), the
   128x256 and 128x128 tiles over K ranges; for 16-bit inputs, the
   transposed product's tile of 128 columns by the M width that fills the
@@ -109,6 +112,10 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
                    **dict(base, tile_k=2 * tile_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
+      *(MosaicConfig(tile_m=tile_m, tile_n=tile_n, ping_pong=True,
+                     **dict(base, max_concurrent_steps=stages))
+        for tile_m, tile_n, stages in ((128, 128, 5), (64, 256, 4),
+                                       (128, 192, 4))),
   ]
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:

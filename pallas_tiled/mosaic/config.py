@@ -67,6 +67,13 @@ class MosaicConfig:
     still fills the SMs; each range's float32 partial sums are stored, and
     one pass adds them in a fixed order (deterministic) and casts them.
     Not with three-pass TF32 (float32 at HIGHEST).
+  ping_pong: the two consumer warpgroups take alternate CTA tiles, each a
+    whole tile_m x tile_n tile, instead of halves of one (wg_dimension is
+    then unused): one stores its tile while the other multiplies, where the
+    cooperative split idles the tensor cores while both store (CUTLASS's
+    ping-pong kernel). max_concurrent_steps K-tiles of either consumer's
+    tiles share one ring. Needs warp specialization; not with clusters,
+    split_k, transposed or three-pass TF32.
   transposed: the kernel computes C^T = B^T A^T and stores each tile back
     transposed, so tile_m and tile_n tile N and M: M, often ragged (197 or
     257 rows per image), is then wgmma's N, whose tiles may be any multiple
@@ -89,6 +96,7 @@ class MosaicConfig:
   num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
   split_k: int = 1
+  ping_pong: bool = False
   transposed: bool = False
 
   def __post_init__(self):
@@ -102,6 +110,16 @@ class MosaicConfig:
           f"MosaicConfig.cluster_dimension={self.cluster_dimension!r} needs"
           " warp_specialized=True (the multicast pipeline is the warp-"
           "specialized one).")
+    if self.ping_pong and not self.warp_specialized:
+      raise ValueError(
+          "MosaicConfig.ping_pong=True needs warp_specialized=True (its"
+          " consumers are the two warpgroups fed by the producer).")
+    for name, plain in (("cluster_dimension", "none"), ("split_k", 1),
+                        ("transposed", False)):
+      if self.ping_pong and getattr(self, name) != plain:
+        raise ValueError(
+            f"MosaicConfig.ping_pong=True runs without {name}; got"
+            f" {name}={getattr(self, name)!r} (use {plain!r}).")
     if self.tile_m % 64:
       raise ValueError(
           f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
@@ -130,6 +148,8 @@ class MosaicConfig:
   @property
   def cta_tile(self) -> tuple[int, int]:
     """The (rows, cols) of output one CTA computes per tile step."""
+    if self.ping_pong:  # Each consumer computes whole tiles.
+      return self.tile_m, self.tile_n
     split = self.num_compute_wgs
     if self.wg_dimension == "m":
       return self.tile_m * split, self.tile_n
@@ -174,7 +194,8 @@ class MosaicConfig:
     """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
     parts = [f"{self.tile_m}x{self.tile_n}x{self.tile_k}",
              f"s{self.max_concurrent_steps}",
-             f"ws-{self.wg_dimension}" if self.warp_specialized else "nows",
+             ("pp" if self.ping_pong else f"ws-{self.wg_dimension}")
+             if self.warp_specialized else "nows",
              f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
              "epi{}x{}".format(*self.epi_tile)]
     if self.cluster_size > 1:
@@ -353,6 +374,11 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
         f" bytes of {dtype}; wgmma needs swizzled K-tiles of a multiple of 32"
         f" bytes (use tile_k={layouts.swizzle_elements(dtype)} for the"
         " 128-byte swizzle).")
+  if config.ping_pong and tf32x3.applies(dtype, precision):
+    raise ValueError(
+        "config.ping_pong=True: float32 at HIGHEST precision runs three-pass"
+        " TF32, whose promoted sums only the cooperative consumers keep; use"
+        " ping_pong=False.")
   if config.transposed and dtype.itemsize != 2:
     raise ValueError(
         f"config.transposed=True needs 16-bit inputs, got {dtype}: wgmma"

@@ -45,6 +45,12 @@ from pallas_tiled.mosaic.config import MOSAIC_DIMS
 # Registers per thread kept by the producer warpgroup (the rest go to the two
 # consumers); 40 is what jax's Hopper example uses.
 _MEMORY_REGISTERS = 40
+# What each of two consumers may then take (Hopper's 64K registers for 384
+# threads: (512 - 40) / 2, rounded down to a multiple of 8, as
+# plgpu.emit_pipeline_warp_specialized gives them).
+_COMPUTE_REGISTERS = 232
+# The producer's warpgroup index (after the two consumers').
+_PRODUCER = 2
 # Mosaic GPU's two lowerings (CompilerParams.lowering_semantics): warpgroup
 # (the default from jax 0.11, which infers layouts; jax's Hopper example uses
 # it) and lane (the default in 0.10, explicit layouts only).
@@ -291,6 +297,132 @@ def _warp_specialized(plan, a_ref, b_ref, o_ref):
               a_strip, b_strip, allocations=allocs)
 
 
+# Ping-pong: the two consumers take alternate tiles (config.ping_pong).
+
+
+def _ring_types(plan: plan_lib.Plan, dtype):
+  """Shared memory of the ring both consumers' K-tiles pass through:
+  max_concurrent_steps stages of (A, B) tiles."""
+  stages = plan.config.max_concurrent_steps
+  return [plgpu.SMEM((stages, *spec.block_shape), dtype,
+                     transforms=spec.transforms)
+          for spec in _operand_specs(plan, dtype)]
+
+
+def _ring_barriers(plan: plan_lib.Plan):
+  """(loaded, consumed): a barrier per consumer and stage, loaded when the
+  TMA copies of both of a K-step's tiles have landed, consumed when the
+  consumer's wgmma is done with them. Mosaic GPU tracks each barrier's
+  phase per thread, by counting its waits, so each consumer has barriers of
+  its own: waiting only on its own K-steps, it stays in step."""
+  stages = plan.config.max_concurrent_steps
+  return (plgpu.Barrier(num_arrivals=2, num_barriers=2 * stages),
+          plgpu.Barrier(num_arrivals=1, num_barriers=2 * stages))
+
+
+def _k_tile(plan: plan_lib.Plan, strip, k_major: bool, k):
+  """K-tile k of an operand strip."""
+  ks = pl.ds(k * plan.config.tile_k, plan.config.tile_k)
+  return strip.at[:, ks] if k_major else strip.at[ks]
+
+
+def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
+  """The producer's loads of the CTA's `tile`-th tile (its consumer:
+  tile % 2) into the ring, each into a stage whose last use is consumed.
+  Use u (the u-th K-step the CTA loads) goes to stage u % stages. After
+  the `last` tile, it waits for the last uses' consumption too, so that it
+  has seen every phase of its barriers (the interpreter checks it)."""
+  stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
+  (a_ring, b_ring), (loaded, consumed) = rings, barriers
+
+  def wait_consumed(use):
+    consumer = use // k_steps % 2
+    plgpu.barrier_wait(consumed.at[consumer * stages + use % stages])
+
+  @pl.loop(0, k_steps)
+  def _step(k):
+    use = tile * k_steps + k
+    pl.when(use >= stages)(lambda: wait_consumed(use - stages))
+    barrier = loaded.at[tile % 2 * stages + use % stages]
+    plgpu.copy_gmem_to_smem(_k_tile(plan, a_strip, plan.a_k_major, k),
+                            a_ring.at[use % stages], barrier)
+    plgpu.copy_gmem_to_smem(_k_tile(plan, b_strip, plan.b_k_major, k),
+                            b_ring.at[use % stages], barrier)
+
+  @pl.when(tile == last)
+  def _drain():
+    uses = (tile + 1) * k_steps
+    pl.loop(lax.max(uses - stages, 0), uses)(wait_consumed)
+
+
+def _consume(plan, wg, tile, rings, barriers, acc_ref) -> None:
+  """Consumer wg's K-loop over the CTA's `tile`-th tile: one wgmma in
+  flight, each stage released once the next K-step's wgmma is issued and
+  its own has finished."""
+  stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
+  (a_ring, b_ring), (loaded, consumed) = rings, barriers
+  first = tile * k_steps
+
+  @pl.loop(0, k_steps)
+  def _step(k):
+    stage = (first + k) % stages
+    plgpu.barrier_wait(loaded.at[wg * stages + stage])
+    plgpu.wgmma(acc_ref, *_wg_operands(plan, wg, a_ring.at[stage],
+                                       b_ring.at[stage]))
+    plgpu.wgmma_wait(1)
+
+    @pl.when(k > 0)
+    def _release_the_last_stage():
+      plgpu.barrier_arrive(
+          consumed.at[wg * stages + (first + k - 1) % stages])
+
+  plgpu.wgmma_wait(0)
+  plgpu.barrier_arrive(consumed.at[wg * stages + (first + k_steps - 1)
+                                   % stages])
+
+
+def _ping_pong(plan, a_ref, b_ref, o_ref):
+  """A producer warpgroup loads K-tiles; two consumers take alternate
+  tiles, so that one's epilogue overlaps the other's wgmmas."""
+  dtype = a_ref.dtype
+
+  @functools.partial(pl.run_scoped, rings=_ring_types(plan, dtype),
+                     barriers=_ring_barriers(plan),
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype),
+                     collective_axes="wg")
+  def _scope(rings, barriers, out_smem):
+    wg = lax.axis_index("wg")
+
+    def each_tile(body):
+      @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
+      def _tile_loop(loop_info):
+        body(loop_info.local_index, loop_info.num_local_steps - 1,
+             *_tile_views(plan, a_ref, b_ref, o_ref, loop_info))
+
+    @pl.when(wg == _PRODUCER)
+    def _producer():
+      plgpu.set_max_registers(_MEMORY_REGISTERS, action="decrease")
+      each_tile(lambda tile, last, a_strip, b_strip, _: _produce(
+          plan, tile, last, a_strip, b_strip, rings, barriers))
+
+    @pl.when(wg != _PRODUCER)
+    def _consumers():
+      plgpu.set_max_registers(_COMPUTE_REGISTERS, action="increase")
+
+      def consume(tile, last, a_strip, b_strip, o_tile):
+        del last, a_strip, b_strip  # The producer's.
+
+        @pl.when(tile % 2 == wg)
+        def _mine():
+          @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
+          def _acc_scope(acc_ref):
+            _consume(plan, wg, tile, rings, barriers, acc_ref)
+            epilogue.store(plan, acc_ref[...], out_smem, o_tile, wg,
+                           o_ref.dtype)
+
+      each_tile(consume)
+
+
 def _single_warpgroup(plan, a_ref, b_ref, o_ref):
   """One warpgroup issues the copies and the wgmmas; a K-tile's buffer is
   released one step late, after its wgmma has finished."""
@@ -336,7 +468,9 @@ def _kernel(a_ref, b_ref, o_ref, *, plan: plan_lib.Plan):
   a_ref, b_ref and o_ref are laid out as `plan` says; batch element g reads
   a[problem.a_index(g)] and b[problem.b_index(g)].
   """
-  if plan.config.warp_specialized:
+  if plan.config.ping_pong:
+    _ping_pong(plan, a_ref, b_ref, o_ref)
+  elif plan.config.warp_specialized:
     _warp_specialized(plan, a_ref, b_ref, o_ref)
   else:
     _single_warpgroup(plan, a_ref, b_ref, o_ref)

@@ -80,11 +80,15 @@ class Plan:
   @property
   def split_m(self) -> bool:
     """The two consumers split the CTA tile by rows."""
-    return self.config.warp_specialized and self.config.wg_dimension == "m"
+    return self._split("m")
 
   @property
   def split_n(self) -> bool:
-    return self.config.warp_specialized and self.config.wg_dimension == "n"
+    return self._split("n")
+
+  def _split(self, dim: str) -> bool:
+    c = self.config
+    return c.warp_specialized and not c.ping_pong and c.wg_dimension == dim
 
   @property
   def acc_shape(self) -> tuple[int, int]:
@@ -231,11 +235,12 @@ def _wide_enough(config, m: int, n: int) -> bool:
 def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret, *,
                        m: int, n: int):
   """Whether compiled TF32 may read an M-major A through registers
-  (`tf32_wgmma`) for an (m, n) product: warp-specialized consumers wide
-  enough (`_wide_enough`), float32 out."""
+  (`tf32_wgmma`) for an (m, n) product: cooperative warp-specialized
+  consumers wide enough (`_wide_enough`), float32 out."""
   c = config
   return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
-          and c.warp_specialized and _wide_enough(c, m, n)
+          and c.warp_specialized and not c.ping_pong
+          and _wide_enough(c, m, n)
           and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and not tf32x3.applies(dtype, precision))
 

@@ -30,6 +30,15 @@ BAD_CONFIGS = [
     (dict(cluster_dimension="m", warp_specialized=False), ValueError,
      "needs warp_specialized=True"),
     (dict(split_k=0), ValueError, "split_k must be positive"),
+    (dict(ping_pong=True, warp_specialized=False), ValueError,
+     "ping_pong=True needs warp_specialized=True"),
+    (dict(ping_pong=True, cluster_dimension="m"), ValueError,
+     "ping_pong=True runs without cluster_dimension; got"
+     " cluster_dimension='m'"),
+    (dict(ping_pong=True, split_k=2), ValueError,
+     "ping_pong=True runs without split_k"),
+    (dict(ping_pong=True, transposed=True), ValueError,
+     "ping_pong=True runs without transposed"),
 ]
 
 
@@ -105,6 +114,29 @@ def test_config_label_names_the_knobs():
       16, 16, 16).backend == "triton"
   split = dataclasses.replace(config, cluster_dimension="none", split_k=3)
   assert split.label == "64x256x64/s4/ws-m/snake-n8/epi64x64/sk3"
+
+
+def test_ping_pong_consumers_each_take_whole_tiles():
+  """Ping-pong: each consumer computes a whole CTA tile (its accumulator is
+  tile_m x tile_n), so a CTA tile is one consumer's; the ring's stages hold
+  one such tile's K-tiles."""
+  config = pallas_tiled.MosaicConfig(tile_m=128, tile_n=128,
+                                     max_concurrent_steps=5, ping_pong=True)
+  assert config.label == "128x128x64/s5/pp/snake-n4/epi64x64"
+  assert config.cta_tile == (128, 128) and config.num_compute_wgs == 2
+  ring = 5 * (128 + 128) * 64 * 2
+  epilogue = 2 * 2 * 64 * 64 * 2  # Two slots per consumer.
+  assert config.shared_memory_bytes(jnp.bfloat16, jnp.bfloat16) == (
+      ring + epilogue + 1024)
+
+
+def test_ping_pong_refuses_three_pass_tf32():
+  a = jnp.ones((256, 256), jnp.float32)
+  config = pallas_tiled.MosaicConfig(tile_k=32, epi_tile_n=32,
+                                     ping_pong=True)
+  with pytest.raises(ValueError, match="three-pass TF32"):
+    pallas_tiled.matmul(a, a, config=config,
+                        precision=lax.Precision.HIGHEST)
 
 
 def test_k_ranges_count_in_the_waves():

@@ -18,6 +18,7 @@ import pytest
 import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import batching
+from pallas_tiled import cost_model
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import plan as mosaic_plan
@@ -33,6 +34,10 @@ def _dtype_id(dtype):
   return jnp.dtype(dtype).name
 
 
+# Dtypes of the tests that run whole kernels per dtype: interpreted, float16
+# takes bfloat16's path (up to 10 s of the CPU suite a case).
+KERNEL_DTYPES = [d for d in helpers.DTYPES
+                 if helpers.ON_GPU or d != jnp.float16]
 CONFIGS = [
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, max_concurrent_steps=2,
                               grid_tile_width=2, epi_tile_n=32),
@@ -76,6 +81,46 @@ def test_explicit_configs(config, shape, rng):
   out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
                                           config=config)
   helpers.assert_matmul_close(out, a, b)
+
+
+# Ping-pong in every dtype; compiled, also with either operand stored
+# transposed (jax 0.10's interpreter stages both as stored: CI runs "nn").
+PING_PONG_LAYOUTS = ["nn", "tn", "nt", "tt"] if helpers.ON_GPU else ["nn"]
+
+
+@pytest.mark.parametrize("layout", PING_PONG_LAYOUTS)
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=_dtype_id)
+def test_ping_pong_in_every_dtype(dtype, layout, rng):
+  """Two consumers on alternate tiles, their K-steps through one 3-stage
+  ring, in two CTAs: 6 tiles of 128x128 compiled (200 x 330 x 300), 12 of
+  64x64 interpreted (130 x 200 x 200), 2 to 10 K-steps each."""
+  tile, shape = (128, (200, 330, 300)) if helpers.ON_GPU else (
+      64, (130, 200, 200))
+  config = pallas_tiled.MosaicConfig(
+      tile_m=tile, tile_n=tile, tile_k=128 // jnp.dtype(dtype).itemsize,
+      max_concurrent_steps=3, ping_pong=True,
+      epi_tile_n=32 if dtype == jnp.float32 else 64, num_sms=2)
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  out = helpers.stored_product(
+      mosaic_kernel.batched_product, a, b, transpose_a=layout[0] == "t",
+      transpose_b=layout[1] == "t", config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.skipif(not helpers.ON_GPU, reason="compiled tiles: registers,"
+                    " shared memory and ptxas exist only on the GPU")
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
+def test_ping_pong_candidates_compiled(dtype, rng):
+  """The cost model's ping-pong candidates (128x192 tiles keep 192
+  accumulator registers per consumer thread) on a ragged 1000^3."""
+  a, b = helpers.random_operands(rng, 1000, 1000, 1000, dtype)
+  configs = [c for c in cost_model.model_candidates(1000, 1000, 1000, dtype)
+             if c.backend == "mosaic" and c.ping_pong]
+  assert len(configs) == 3
+  for config in configs:
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                            config=config)
+    helpers.assert_matmul_close(out, a, b)
 
 
 # Consumer tiles of 64x256, the width at which compiled TF32 reads an M-major
@@ -179,12 +224,7 @@ def test_transposed_config_broadcasts_batches(rng):
     helpers.assert_matmul_close(out, x, y)
 
 
-# Interpreted, float16 takes bfloat16's path (10 s of the CPU suite each).
-GRADIENT_DTYPES = [d for d in helpers.DTYPES
-                   if helpers.ON_GPU or d != jnp.float16]
-
-
-@pytest.mark.parametrize("dtype", GRADIENT_DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=_dtype_id)
 def test_gradients_use_the_transposed_layouts(dtype, rng):
   """dA = dC·Bᵀ and dB = Aᵀ·dC run the Mosaic kernel on stored operands."""
   a, b = helpers.random_operands(rng, 70, 65, 129, dtype)
@@ -340,6 +380,19 @@ LOWERING_CASES = [
                    None, "pallas_tiled_mosaic_matmul",
                    id=f"{_dtype_id(dtype)}-{layout}-split-k")
       for dtype in helpers.DTYPES for layout in ("nn", "tt")),
+    # Ping-pong consumers (alternate tiles, one ring): every dtype, and
+    # bfloat16 stored transposed in the lane lowering.
+    *(pytest.param(dtype, layout, 256,
+                   mosaic_config.fit_mosaic_config(
+                       _compiled_config(dtype, tile_m=128, tile_n=128,
+                                        max_concurrent_steps=5,
+                                        ping_pong=True, lowering=lowering),
+                       dtype, dtype),
+                   None, "pallas_tiled_mosaic_matmul",
+                   id=f"{_dtype_id(dtype)}-{layout}-ping-pong-{lowering}")
+      for dtype, layout, lowering in (
+          *((dtype, "nn", "warpgroup") for dtype in helpers.DTYPES),
+          (jnp.bfloat16, "tt", "lane"))),
     # Three-pass TF32's promoted kernel (its carry, the step branch), with
     # or without warp specialization.
     *(pytest.param(jnp.float32, "nn", 256,
