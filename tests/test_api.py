@@ -35,8 +35,8 @@ SHAPES = [
     (33, 1000, 1000),
 ]
 # "mosaic" (helpers.mosaic_matmul): fewer, smaller shapes, as Mosaic GPU's
-# interpreter is slow (~1.4 s a call, whatever the shape): one tile cut to
-# 1x1, ragged 127/129 edges, and a 2x4 grid of tiles over two CTAs.
+# interpreter is slow (~1 s a call, whatever the shape): one tile cut to
+# 1x1, ragged 127/129 edges, and a 2x4 grid of tiles.
 MOSAIC_SHAPES = [(1, 1, 1), (127, 129, 100), (130, 200, 77)]
 if helpers.ON_GPU:
   # 50x333x5001: float32 runs Mosaic's K ranges on one 64-row tile.

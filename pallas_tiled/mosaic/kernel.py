@@ -74,6 +74,13 @@ def _interpret_params():
   return params()
 
 
+def _interpreted_ctas(config) -> int:
+  """The CTAs the interpreter runs: it compiles each CTA's warpgroup threads
+  on every call (~0.8 s a CTA at 130x200x77), so one; two where a config
+  names a handful (tests of the persistent loop over several CTAs)."""
+  return min(config.num_sms, 2) if config.num_sms <= 4 else 1
+
+
 def _interpreter_fills_out_of_bounds() -> bool:
   """Whether the interpreter zero-fills OOB loads and clips OOB stores
   (jax >= 0.11; 0.10 raises on any out-of-bounds copy, so interpret mode
@@ -488,8 +495,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   sends other precisions to the Triton backend).
   """
   old_interpreter = interpret and not _interpreter_fills_out_of_bounds()
-  if interpret:  # The interpreter runs each CTA as threads: use few.
-    config = dataclasses.replace(config, num_sms=min(config.num_sms, 2))
+  if interpret:
+    config = dataclasses.replace(config, num_sms=_interpreted_ctas(config))
   if old_interpreter:  # jax 0.10's interpreter cannot model clusters.
     config = dataclasses.replace(config, cluster_dimension="none")
   plan, a, b = plan_lib.prepare(
