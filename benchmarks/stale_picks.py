@@ -37,16 +37,21 @@ def has_copies(kernels) -> bool:
   return any(word in name for name, _ in kernels for word in _COPY_KERNELS)
 
 
+# stale_reason's answer where the model makes no pick (the heuristics
+# choose, on the device itself): not checked here.
+UNCHECKED = "unchecked"
+
+
 def stale_reason(row, num_sms: int) -> str | None:
-  """Why a row of ours is stale, or None if it is not (or is no timed
-  product of ours, or the model makes no pick there)."""
+  """Why a row of ours is stale, None if it is not (or is no timed product
+  of ours), or UNCHECKED where the model makes no pick."""
   if (row["impl"] != "tiled" or row["status"] != "ok"
       or row.get("batch", 1) != 1):
     return None
   m, n, k, dtype = row["m"], row["n"], row["k"], row["dtype"]
   pick = cost_model.choose_on(row["device"], num_sms, m, n, k, dtype)
   if pick is None:
-    return None
+    return UNCHECKED
   if pick.label != row["config_label"]:
     return f"pick {pick.label}, row {row['config_label']}"
   if pick.backend == "mosaic":
@@ -63,17 +68,24 @@ def main(argv):
   with open(_RESULTS.value) as f:
     rows = json.load(f)["rows"]
   stale = collections.defaultdict(list)
+  unchecked = collections.defaultdict(list)
   for row in rows:
     if row["m"] * row["n"] * row["k"] < report.MIN_STATS_MACS:
       continue  # Not among the speedup statistics' shapes.
-    if reason := stale_reason(row, _DEVICE_SMS.value):
-      shape = f"{row['m']}x{row['n']}x{row['k']}"
+    shape = f"{row['m']}x{row['n']}x{row['k']}"
+    reason = stale_reason(row, _DEVICE_SMS.value)
+    if reason == UNCHECKED:
+      unchecked[row["dtype"]].append(shape)
+    elif reason:
       print(f"{row['dtype']:>9} {shape:>18}  {reason}")
       stale[row["dtype"]].append(shape)
   for dtype, shapes in stale.items():
     print(f"{dtype}: {len(shapes)} stale: --shapes={','.join(shapes)}")
   if not stale:
     print("no stale rows")
+  for dtype, shapes in unchecked.items():
+    print(f"{dtype}: {len(shapes)} not checked (the model makes no pick;"
+          f" the heuristics choose on the device): {','.join(shapes)}")
 
 
 if __name__ == "__main__":

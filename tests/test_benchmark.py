@@ -254,7 +254,7 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
 def test_stale_picks_compare_label_and_copies():
   """A row is stale where the model picks another config today, or the
   same config with copies around the kernel added or gone (a layout rule
-  moved it under an unchanged label)."""
+  moved it under an unchanged label); unchecked where it picks none."""
   import stale_picks  # pylint: disable=import-outside-toplevel
   from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
   kind, shape = "NVIDIA H100 80GB HBM3", (4096, 4096, 4096)
@@ -269,6 +269,9 @@ def test_stale_picks_compare_label_and_copies():
   other = dict(row, config_label="128x128x64/w4/s4/g16")
   assert "pick " + pick.label in stale_picks.stale_reason(other, 132)
   assert stale_picks.stale_reason(dict(other, impl="xla"), 132) is None
+  # K = 14: no class of the model is calibrated there; the heuristics pick.
+  tiny_k = dict(row, m=664, n=3982, k=14)
+  assert stale_picks.stale_reason(tiny_k, 132) == stale_picks.UNCHECKED
 
 
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
