@@ -35,7 +35,7 @@ def _dtype_id(dtype):
 
 
 # Dtypes of the tests that run whole kernels per dtype: interpreted, float16
-# takes bfloat16's path (up to 10 s of the CPU suite a case).
+# takes bfloat16's path (seconds of the CPU suite a case).
 KERNEL_DTYPES = [d for d in helpers.DTYPES
                  if helpers.ON_GPU or d != jnp.float16]
 CONFIGS = [
