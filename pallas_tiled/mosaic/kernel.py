@@ -10,7 +10,10 @@ staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
   K-tiles in flight in swizzled shared memory, loaded by TMA, which
   zero-fills past the arrays' edges (`_pipeline`).
 * Consumer K-loop: two consumer warpgroups each add every K-tile's wgmma
-  product into a float32 accumulator in registers (`_consumer_step`).
+  product into a float32 accumulator in registers (`_consumer_step`), on
+  halves of one CTA tile, or with `ping_pong` on alternate whole tiles fed
+  through one ring of stages, so that one stores while the other multiplies
+  (`_ping_pong`).
 * Epilogue: each consumer casts its accumulator once and stores it through
   shared memory with TMA (`epilogue.py`); K ranges store float32 partial
   sums, added in a fixed order after the kernel (`_sum_k_ranges`).
