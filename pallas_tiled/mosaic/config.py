@@ -245,11 +245,22 @@ def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
   H200 entry with preferred_element_type=float32 took 262208 bytes, over
   232448, and failed to compile; with 32-wide pieces it takes about 230400.
   """
-  fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
   width = layouts.swizzle_elements(config.stored_dtype(out_dtype))
-  if not fits(config) and config.epi_tile[1] > width:
+  if not _fits(config, dtype, out_dtype) and config.epi_tile[1] > width:
     config = dataclasses.replace(config, epi_tile_n=width)
-  while not fits(config) and config.max_concurrent_steps > 2:
+  return _fewer_stages(config, dtype, out_dtype, least=2)
+
+
+def _fits(config: MosaicConfig, dtype, out_dtype) -> bool:
+  """Whether `config` fits in Hopper's shared memory."""
+  return config.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
+
+
+def _fewer_stages(config: MosaicConfig, dtype, out_dtype, *, least: int):
+  """`config` with its stages lowered, to `least` at the fewest, until it
+  fits in shared memory."""
+  while (not _fits(config, dtype, out_dtype)
+         and config.max_concurrent_steps > least):
     config = dataclasses.replace(
         config, max_concurrent_steps=config.max_concurrent_steps - 1)
   return config
@@ -324,15 +335,12 @@ def _fit_transposed(config: MosaicConfig, dtype, out_dtype):
   """`config` in shared memory: fewer stages (3 at least), then epilogue
   pieces of the widest multiple of 8 dividing half the tile; None if it
   still does not fit."""
-  fits = lambda c: c.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
-  while not fits(config) and config.max_concurrent_steps > 3:
-    config = dataclasses.replace(
-        config, max_concurrent_steps=config.max_concurrent_steps - 1)
-  if not fits(config):
+  config = _fewer_stages(config, dtype, out_dtype, least=3)
+  if not _fits(config, dtype, out_dtype):
     half = config.tile_n // 2
     piece = max(p for p in range(8, half + 1, 8) if half % p == 0)
     config = dataclasses.replace(config, epi_tile_n=piece)
-  return config if fits(config) else None
+  return config if _fits(config, dtype, out_dtype) else None
 
 
 def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
@@ -342,8 +350,7 @@ def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
   if config.tile_k > width:
     config = dataclasses.replace(config, tile_k=width)
   config = fit_mosaic_config(config, dtype, out_dtype)
-  fits = config.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
-  return config if fits else None
+  return config if _fits(config, dtype, out_dtype) else None
 
 
 def _suggestion(config: MosaicConfig, dtype, out_dtype) -> str:
