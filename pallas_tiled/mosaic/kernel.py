@@ -352,12 +352,13 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
   @pl.loop(0, k_steps)
   def _step(k):
     use = tile * k_steps + k
+    stage = use % stages
     pl.when(use >= stages)(lambda: wait_consumed(use - stages))
-    barrier = loaded.at[tile % 2 * stages + use % stages]
+    barrier = loaded.at[tile % 2 * stages + stage]
     plgpu.copy_gmem_to_smem(_k_tile(plan, a_strip, plan.a_k_major, k),
-                            a_ring.at[use % stages], barrier)
+                            a_ring.at[stage], barrier)
     plgpu.copy_gmem_to_smem(_k_tile(plan, b_strip, plan.b_k_major, k),
-                            b_ring.at[use % stages], barrier)
+                            b_ring.at[stage], barrier)
 
   @pl.when(tile == last)
   def _drain():
