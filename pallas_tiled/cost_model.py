@@ -16,7 +16,9 @@ where `waves` counts the rounds of output tiles the SMs run (a partly full
 last wave costs a whole one; a split-K product has split times the tiles,
 each over k / split), `per_k` (the K-loop's cost per element of K: the
 tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
-fill and epilogue) belong to the candidate's tile class, and the other
+fill and epilogue; paid once, not per wave, by ping-pong consumers, which
+overlap each tile's epilogue with the other consumer's K-loop) belong to
+the candidate's tile class, and the other
 terms are shared within a regime: decode and skinny products (M or N <=
 64), which stream one operand once, have their own coefficients, apart from
 the wide ones'. A Mosaic split-K candidate shares its unsplit twin's tile
@@ -89,9 +91,10 @@ _MOSAIC_MIN_F32_ROWS = 32
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
   cluster and a two-stage 256-byte K-tile variant of the widest; ping-pong
-  consumers of 128x128, 64x256 and 128x192 tiles (`MosaicConfig.ping_pong`:
-  a tile's store overlaps the other consumer's wgmmas; a class is picked
-  only once calibrate.py has timed it); where K is
+  consumers of 128x128 and 128x192 tiles (`MosaicConfig.ping_pong`: a
+  tile's store overlaps the other consumer's wgmmas; 64x256 ones, reading
+  a 256-wide strip of b for 64 rows, ran 0.55-0.88x jnp.matmul on an H100,
+  the worst of the three on each of 9 shapes); where K is
   long and ranges fill the SMs' rounds better (`k_range_variants`), the
   128x256 and 128x128 tiles over K ranges; for 16-bit inputs, the
   transposed product's tile of 128 columns by the M width that fills the
@@ -114,8 +117,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
       *(MosaicConfig(tile_m=tile_m, tile_n=tile_n, ping_pong=True,
                      **dict(base, max_concurrent_steps=stages))
-        for tile_m, tile_n, stages in ((128, 128, 5), (64, 256, 4),
-                                       (128, 192, 4))),
+        for tile_m, tile_n, stages in ((128, 128, 5), (128, 192, 4))),
   ]
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
@@ -235,7 +237,7 @@ def tile_class(config) -> str:
 
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
-  """(shared terms, (waves * k_tile / 1000, waves)) of `config` on an
+  """(shared terms, (waves * k_tile / 1000, waves or 1)) of `config` on an
   (m, n, k) product: what the model's coefficients multiply. `num_sms`
   counts a Triton grid's waves (a MosaicConfig carries its own). A
   transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) / (256
@@ -284,7 +286,10 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
             serial * itemsize / 1e3, unaligned_out * itemsize / 1e6,
             float(copies + (split > 1)))
-  return shared, (waves * k_tile / 1e3, float(waves))
+  # Ping-pong consumers store one tile while the other computes the next:
+  # only the last epilogue (and the pipeline's fill) is paid, once per CTA.
+  ping_pong = isinstance(config, MosaicConfig) and config.ping_pong
+  return shared, (waves * k_tile / 1e3, 1.0 if ping_pong else float(waves))
 
 
 @functools.lru_cache(maxsize=65536)

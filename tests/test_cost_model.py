@@ -27,7 +27,8 @@ H100 = cost_model.HOPPER_REFERENCE_KIND
 RESULTS = ROOT / "benchmarks" / "results"
 # Each dtype's calibration runs (a later, partial one adds candidates).
 RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_transposed.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_transposed.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_pingpong.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
@@ -97,6 +98,29 @@ def test_picks(hopper, shape, backend, tile):
     assert config.cta_tile == tile
   if shape[0] in (128, 256):
     assert config.split_k > 1
+
+
+def test_ping_pong_pays_its_epilogue_once(hopper):
+  """Ping-pong consumers store a tile while the other consumer computes the
+  next, so their class's per-wave term (fill and epilogue) is paid once per
+  CTA, not once per round: the model then takes them for many rounds of a
+  short K (wild-tune 8192x768x768 on an H100: 1.08x the best cooperative
+  candidate) and leaves them where each SM gets one tile (788x2304x768:
+  0.90x jnp.matmul cooperative, 0.86x ping-pong)."""
+  hopper()
+  shape = (8192, 768, 768)
+  candidates = cost_model.model_candidates(*shape, jnp.bfloat16)
+  ping_pong = [c for c in candidates if c.backend == "mosaic" and c.ping_pong]
+  cooperative = [c for c in candidates if c.backend == "mosaic"
+                 and not c.ping_pong and not c.transposed]
+  assert ping_pong and all(c.waves(*shape[:2]) > 1 for c in ping_pong)
+  for config in ping_pong:
+    assert cost_model.features(config, *shape, jnp.bfloat16, 132)[1][1] == 1
+  for config in cooperative:
+    assert cost_model.features(config, *shape, jnp.bfloat16, 132)[1][1] == (
+        config.waves(*shape[:2]))
+  assert cost_model.choose(*shape, jnp.bfloat16).ping_pong
+  assert not cost_model.choose(788, 2304, 768, jnp.bfloat16).ping_pong
 
 
 def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
