@@ -37,7 +37,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """Configs worth timing for one problem on `backend`, the heuristic's
   choice first: `triton.candidates` (8 to 19 compiles per shape, each
   passing `check_triton_tiles` for `compute_capability`) or
-  `mosaic.candidates` (6 to 13)."""
+  `mosaic.candidates` (up to 27)."""
   if backend == "mosaic":
     return mosaic_candidates.candidate_configs(m, n, k, dtype, precision)
   if backend != "triton":
