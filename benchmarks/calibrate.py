@@ -8,9 +8,12 @@ while CUPTI times a kernel, so no two timings overlap. XLA autotunes its
 GEMMs on the GPU while compiling them, which would disturb those timings,
 so a first phase compiles every shape's jnp.matmul and reference (nothing
 is timed yet) into XLA's autotuning cache, and the timing phase's compiles
-only read it. Every case is checked against jnp.matmul at HIGHEST before its
-time counts; rows are appended to `--out` (JSON lines) as they finish, so a
-run cut short keeps what it timed.
+only read it. The warm phase starts no shape past half of `--deadline_s`
+and the timing phase takes only the shapes it finished (a whole wild suite's
+warm phase once took 516 s of a 440 s deadline, leaving nothing timed).
+Every case is checked against jnp.matmul at HIGHEST before its time counts;
+rows are appended to `--out` (JSON lines) as they finish, so a run cut short
+keeps what it timed.
 
   python benchmarks/calibrate.py --suite=wild-tune --dtype=bfloat16 \
       --workers=12 --out=/tmp/tune.jsonl
@@ -189,20 +192,40 @@ def _shapes():
   return shapes[:_MAX_SHAPES.value]
 
 
+def _warmed_path() -> str:
+  """The file where warm workers list the shapes they compiled."""
+  return _OUT.value + ".warmed"
+
+
 def _warm(index: int) -> None:
   """Compiles this worker's shapes' jnp.matmul and reference, filling
-  XLA's autotuning cache before anything is timed."""
+  XLA's autotuning cache before anything is timed, until half the deadline
+  has passed; lists each shape done in `_warmed_path()`."""
   dtype = jnp.dtype(_DTYPE.value)
+  lock = filelock.FileLock(_warmed_path() + ".lock")
   for m, n, k in _shapes()[index::_WORKERS.value]:
+    if time.time() - _START.value > _DEADLINE_S.value / 2:
+      print(f"warm worker {index}: half the deadline, stopping before"
+            f" {m}x{n}x{k}")
+      break
     a, b = (jax.ShapeDtypeStruct(s, dtype) for s in ((m, k), (k, n)))
     for fn in (jax.jit(jnp.matmul), _reference):
       fn.lower(a, b).compile()
+    with lock, open(_warmed_path(), "a") as out:
+      out.write(f"{m}x{n}x{k}\n")
+
+
+def _warmed_shapes() -> list[tuple[int, int, int]]:
+  """`_shapes()` that the warm phase compiled, in their order."""
+  with open(_warmed_path()) as f:
+    warmed = {tuple(suites.parse_shape(line)) for line in f.read().split()}
+  return [s for s in _shapes() if tuple(s) in warmed]
 
 
 def _time(index: int) -> None:
   lock = filelock.FileLock(_LOCK.value)
   out_lock = filelock.FileLock(_OUT.value + ".lock")
-  for m, n, k in _shapes()[index::_WORKERS.value]:
+  for m, n, k in _warmed_shapes()[index::_WORKERS.value]:
     if time.time() - _START.value > _DEADLINE_S.value:
       print(f"worker {index}: deadline, stopping before {m}x{n}x{k}")
       break
@@ -229,11 +252,13 @@ def main(argv):
       os.environ.get("XLA_FLAGS", "")
       + f" --xla_gpu_per_fusion_autotune_cache_dir={cache_dir}").strip())
   start = time.time()
-  open(_OUT.value, "w").close()  # Workers append to it, row by row.
+  for path in (_OUT.value, _warmed_path()):  # Workers append to them.
+    open(path, "w").close()
   # Fewer warm workers: each autotunes GEMMs on the GPU with their operands
   # and workspaces allocated, and 12 at once ran an H100 out of memory.
   codes = _run_workers("warm", env, start, min(_WORKERS.value, WARM_WORKERS))
-  print(f"warm phase: {time.time() - start:.0f} s")
+  print(f"warm phase: {time.time() - start:.0f} s,"
+        f" {len(_warmed_shapes())} of {len(_shapes())} shapes")
   codes += _run_workers("time", env, start, _WORKERS.value)
   if any(codes):
     sys.exit(f"workers exited with {codes}")
