@@ -18,12 +18,12 @@ each over k / split), `per_k` (the K-loop's cost per element of K: the
 tile's compute or its loads, whichever bounds it) and `per_wave` (pipeline
 fill and epilogue; paid once, not per wave, by ping-pong consumers, which
 overlap each tile's epilogue with the other consumer's K-loop) belong to
-the candidate's tile class, and the other
-terms are shared within a regime: decode and skinny products (M or N <=
-64), which stream one operand once, have their own coefficients, apart from
-the wide ones'. A Mosaic split-K candidate shares its unsplit twin's tile
-class (the same CTA tile and K-loop over a shorter K); what splitting adds,
-float32 partial sums written and added, is the shared `reduce` term. A
+the candidate's tile class, and the other terms are shared within a
+regime: decode and skinny products (M or N <= 64), which stream one operand
+once, have their own coefficients, apart from the wide ones'. A Mosaic
+split-K candidate shares its unsplit twin's tile class (the same CTA tile
+and K-loop over a shorter K); what splitting adds, float32 partial sums
+written and added, is the shared `reduce` term. A
 transposed 16-bit candidate (M tiles of any multiple of 8) is priced by
 one class for every width, its per-class terms scaled by width. The
 coefficients are fitted per device kind and dtype on CUPTI times of every
@@ -237,12 +237,12 @@ def tile_class(config) -> str:
 
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
-  """(shared terms, (waves * k_tile / 1000, waves or 1)) of `config` on an
-  (m, n, k) product: what the model's coefficients multiply. `num_sms`
-  counts a Triton grid's waves (a MosaicConfig carries its own). A
-  transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) / (256
-  + TRANSPOSED_WIDTH_OFFSET) each: its class's coefficients are a 256-wide
-  tile's."""
+  """(shared terms, (waves * k_tile / 1000, waves, or 1 for ping-pong)) of
+  `config` on an (m, n, k) product: what the model's coefficients multiply.
+  `num_sms` counts a Triton grid's waves (a MosaicConfig carries its own).
+  A transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) /
+  (256 + TRANSPOSED_WIDTH_OFFSET) each: its class's coefficients are a
+  256-wide tile's."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     relayout, transposed = _mosaic_layout(m, n, k, config,

@@ -105,8 +105,9 @@ def test_ping_pong_pays_its_epilogue_once(hopper):
   next, so their class's per-wave term (fill and epilogue) is paid once per
   CTA, not once per round: the model then takes them for many rounds of a
   short K (wild-tune 8192x768x768 on an H100: 1.08x the best cooperative
-  candidate) and leaves them where each SM gets one tile (788x2304x768:
-  0.90x jnp.matmul cooperative, 0.86x ping-pong)."""
+  candidate) and leaves them where each SM gets one tile, the other
+  consumer idle (wild-tune 1280x1280x448: 100 tiles of 128x128, ping-pong
+  0.99x the best cooperative candidate)."""
   hopper()
   shape = (8192, 768, 768)
   candidates = cost_model.model_candidates(*shape, jnp.bfloat16)
@@ -120,7 +121,7 @@ def test_ping_pong_pays_its_epilogue_once(hopper):
     assert cost_model.features(config, *shape, jnp.bfloat16, 132)[1][1] == (
         config.waves(*shape[:2]))
   assert cost_model.choose(*shape, jnp.bfloat16).ping_pong
-  assert not cost_model.choose(788, 2304, 768, jnp.bfloat16).ping_pong
+  assert not cost_model.choose(1280, 1280, 448, jnp.bfloat16).ping_pong
 
 
 def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
