@@ -55,6 +55,7 @@ from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
+from pallas_tiled.mosaic.config import ping_pong_variants
 from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
 from pallas_tiled.mosaic.config import transposed_variants
 from pallas_tiled.triton import candidates as triton_candidates
@@ -91,10 +92,8 @@ _MOSAIC_MIN_F32_ROWS = 32
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
   cluster and a two-stage 256-byte K-tile variant of the widest; ping-pong
-  consumers of 128x128 and 128x192 tiles (`MosaicConfig.ping_pong`: a
-  tile's store overlaps the other consumer's wgmmas; 64x256 ones, reading
-  a 256-wide strip of b for 64 rows, ran 0.55-0.88x jnp.matmul on an H100,
-  the worst of the three on each of 9 shapes); where K is
+  consumers (`ping_pong_variants`: a tile's store overlaps the other
+  consumer's wgmmas); where K is
   long and ranges fill the SMs' rounds better (`k_range_variants`), the
   128x256 and 128x128 tiles over K ranges; for 16-bit inputs, the
   transposed product's tile of 128 columns by the M width that fills the
@@ -115,9 +114,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
                    **dict(base, tile_k=2 * tile_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
-      *(MosaicConfig(tile_m=tile_m, tile_n=tile_n, ping_pong=True,
-                     **dict(base, max_concurrent_steps=stages))
-        for tile_m, tile_n, stages in ((128, 128, 5), (128, 192, 4))),
+      *ping_pong_variants(**base),
   ]
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:

@@ -12,6 +12,7 @@ from pallas_tiled.mosaic.config import MosaicConfig
 from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
+from pallas_tiled.mosaic.config import ping_pong_variants
 from pallas_tiled.mosaic.config import transposed_variants
 
 
@@ -27,8 +28,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   (`k_range_variants`), 128x256 and 128x128 tiles over them; for 16-bit
   inputs, the transposed product's tile of 128 columns by the M tile width
   that fills the rounds best (`transposed_variants`); ping-pong consumers
-  of 128x192 and 128x128 tiles (one stores while the other multiplies:
-  bfloat16 8192x32128x768 0.93x -> 1.01x jnp.matmul on an H100).
+  (`ping_pong_variants`: one stores while the other multiplies; bfloat16
+  8192x32128x768 0.93x -> 1.01x jnp.matmul on an H100).
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
@@ -68,11 +69,9 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         dataclasses.replace(first, tile_k=2 * first.tile_k,
                             max_concurrent_steps=3)]
   else:  # 128x256 and 128x128 over K ranges, where they fill the SMs better;
-    # ping-pong consumers of 128x192 and 128x128 tiles.
+    # ping-pong consumers.
     candidates += [
-        *(MosaicConfig(tile_m=128, tile_n=tile_n, ping_pong=True,
-                       max_concurrent_steps=stages, **base)
-          for tile_n, stages in ((192, 4), (128, 5))),
+        *ping_pong_variants(**base),
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
                           m, n, k, dtype, dtype)]

@@ -275,6 +275,16 @@ _MIN_RANGE_K_STEPS = 8
 _MIN_K_RANGE_GAIN = 0.1
 
 
+def ping_pong_variants(**fields) -> list[MosaicConfig]:
+  """Ping-pong consumers of 128x128 and 128x192 tiles (a consumer keeps up
+  to 192 accumulator registers of its 232), with the other `fields`; 64x256
+  ones, reading a 256-wide strip of b for 64 rows, ran the slowest of the
+  three on each of 9 shapes on an H100 (0.55-0.88x jnp.matmul)."""
+  return [MosaicConfig(**dict(fields, tile_m=128, tile_n=tile_n,
+                              max_concurrent_steps=stages, ping_pong=True))
+          for tile_n, stages in ((128, 5), (192, 4))]
+
+
 def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
                      out_dtype) -> list[MosaicConfig]:
   """`config` with K cut into ranges (split_k), fitted to shared memory,
