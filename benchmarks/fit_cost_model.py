@@ -7,7 +7,8 @@ how the model's pick compares, leaving each tune shape out of its own fit,
 with the best candidate measured and with the library's pick at the time
 of calibration, all against jnp.matmul in the same run, and how well it
 ranks each shape's candidates (Spearman's rank correlation of predicted
-against measured times).
+against measured times); then how the coefficients shipped for the runs'
+device kind (another Hopper part's where it has none) pick on them.
 
   python benchmarks/fit_cost_model.py --runs=h100_tune.jsonl --write
 """
@@ -199,6 +200,13 @@ def main(argv):
       for s in shapes]
   _report(f"{kind}, {dtype}: {len(shapes)} wild-tune shapes, each left out"
           " of its own fit", left_out)
+  # What ships for this device today (its own fit, on these very shapes if
+  # it came from these runs, or another Hopper part's): the bar a --write
+  # must clear.
+  if (shipped := cost_model.coefficients(kind, dtype)) is not None:
+    _report("The shipped coefficients for this device kind, on the same"
+            " shapes", [picks(times, s, shipped, dtype, _NUM_SMS.value)
+                        for s in shapes])
   coefs = fit(times, shapes, dtype, **options)
   if _CHECK_RUNS.value:
     check_times, check_kind, check_dtype = load(_CHECK_RUNS.value)

@@ -71,7 +71,8 @@ SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
 # The model's regimes (`regime`), each with its own coefficients.
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
-# its own SM count enters through the waves).
+# its own SM count enters through the waves). The H200 is one: a fit on its
+# own wild-tune timings picked worse there than these (BUILD_NOTES.md).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
 # float16 runs the same tiles at the same tensor-core rate as bfloat16.
 _SAME_COST_DTYPES = {"float16": "bfloat16"}
