@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 import jax
+from jax.extend import core as jax_core
 import jax.numpy as jnp
 import numpy as np
 
@@ -54,10 +55,11 @@ as_f64 = accuracy.as_float64
 
 
 def stored_product(batched_product, a, b, *, transpose_a, transpose_b,
-                   config):
-  """A kernel's `batched_product` of a @ b with a stored (K, M) if
-  `transpose_a` and b stored (N, K) if `transpose_b`, as the backward reads
-  them: compiled on a GPU, interpreted on a CPU."""
+                   config, out_dtype=None):
+  """A kernel's `batched_product` of a @ b (in `out_dtype`, default a's)
+  with a stored (K, M) if `transpose_a` and b stored (N, K) if
+  `transpose_b`, as the backward reads them: compiled on a GPU, interpreted
+  on a CPU."""
   a_stored = a.T if transpose_a else a
   b_stored = b.T if transpose_b else b
   problem = batching.BatchedProblem.from_shapes(
@@ -65,7 +67,7 @@ def stored_product(batched_product, a, b, *, transpose_a, transpose_b,
       transpose_b=transpose_b)
   out = batched_product(
       a_stored[None], b_stored[None], problem=problem, config=config,
-      precision=None, out_dtype=a.dtype, interpret=not ON_GPU)
+      precision=None, out_dtype=out_dtype or a.dtype, interpret=not ON_GPU)
   return out[0]
 
 
@@ -108,7 +110,9 @@ def primitive_names(jaxpr, *, expand_kernels=False):
     if eqn.primitive.name == "pallas_call" and not expand_kernels:
       continue
     for param in eqn.params.values():
-      inner = getattr(param, "jaxpr", None)
+      # A closed jaxpr (jit's, a loop's) or a plain one (a kernel's body).
+      inner = param if isinstance(param, jax_core.Jaxpr) else getattr(
+          param, "jaxpr", None)
       if inner is not None:
         names += primitive_names(getattr(inner, "jaxpr", inner),
                                  expand_kernels=expand_kernels)

@@ -2,7 +2,9 @@
 rules the compiled kernel puts on it.
 
 A config says how an (M, N) output is cut into (block_m, block_n) tiles, one
-grid program each, and how wide each K-phase is (block_k). Any positive tile
+grid program each, and how wide each K-phase is (block_k). A tile one row or
+one column wide (block_m or block_n 1) is a vector tile, summed without a
+dot (matrix-vector products: decode). Any positive tile
 is valid in interpret mode (the seeds' 3x3 and 4x4 toy tiles run on the
 CPU); the compiled kernel's stricter rules are `check_triton_tiles`, run
 before anything is traced.
@@ -143,11 +145,12 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability,
   check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
   for name in ("block_m", "block_n", "block_k"):
     value = getattr(config, name)
-    if value < MIN_DOT_DIM:
+    if value < MIN_DOT_DIM and not (value == 1 and name != "block_k"):
       raise ValueError(
           f"config.{name}={value} is below {MIN_DOT_DIM}: Triton's dot needs"
           f" every operand dimension >= {MIN_DOT_DIM}. Use {MIN_DOT_DIM} or"
-          " more, or run with interpret=True."
+          " more, 1 for a vector tile (block_m or block_n; no dot), or run"
+          " with interpret=True."
       )
   if config.block_k < min_block_k(dtype):
     raise ValueError(

@@ -16,6 +16,11 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
   (Triton stages them through shared memory, `num_stages` phases in flight)
   and adds their product into the accumulator (float32; int32 for int8,
   float64 for float64: dtypes.py), cast once on store.
+* Vector tiles: a one-row (block_m = 1) or one-column (block_n = 1) tile
+  has no dot to fill (tl.dot wants 16 rows): each phase multiplies the
+  vector into the other operand's tile elementwise and sums along K once at
+  the end, exactly in the accumulator's dtype (IEEE float32 for float32
+  at any precision, as XLA's matrix-vector products are).
 * Boundaries: any M, N and K. Out-of-range rows, columns and the partial last
   K-phase are zero-filled by masked loads, so they add nothing; edge output
   tiles are stored with a mask. Operands are copied (transposed, or padded to
@@ -71,9 +76,31 @@ def _grid_and_tiles(batch, num_m, num_n, split_k, group_m):
   return (num_m * num_n, 1, batch * split_k), lambda p0, p1: grouped(p0)
 
 
+def _vector_sums(block_m, block_n, block_k, *, transpose_a, transpose_b):
+  """(shape, K axis) of a vector tile's running sums, which lie as the
+  other operand's K-phase tile does (b's where block_m = 1, else a's)."""
+  if block_m == 1:
+    return ((block_n, block_k), 1) if transpose_b else ((block_k, block_n), 0)
+  return ((block_k, block_m), 0) if transpose_a else ((block_m, block_k), 1)
+
+
+def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
+  """One K-phase of a vector tile, without a dot: the vector (a's row, or
+  b's column) laid along the other tile's K axis, times that tile."""
+  vector, tile = (a, b) if a_is_vector else (b, a)
+  shape = [1, 1]
+  shape[k_axis] = vector.size
+  return vector.reshape(shape).astype(acc_dtype) * tile.astype(acc_dtype)
+
+
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
             tile_indices, transpose_a, transpose_b, precision):
   block_m, block_n = o_ref.shape[-2:]
+  acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
+  vector = block_m == 1 or block_n == 1
+  sums_shape, k_axis = _vector_sums(block_m, block_n, block_k,
+                                    transpose_a=transpose_a,
+                                    transpose_b=transpose_b)
   i, j = tile_indices(pl.program_id(0), pl.program_id(1))
   row_mask = masking.edge_mask(i, block_m, m)
   col_mask = masking.edge_mask(j, block_n, n)
@@ -97,18 +124,24 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
       b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
     else:
       b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
+    if vector:
+      return acc + _vector_products(a, b, a_is_vector=block_m == 1,
+                                    k_axis=k_axis, acc_dtype=acc_dtype)
     contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
     return acc + lax.dot_general(a, b, (contract, ((), ())),
                                  precision=precision,
                                  preferred_element_type=acc.dtype)
 
-  acc = jnp.zeros((block_m, block_n), dtypes.accumulator_dtype(a_ref.dtype))
+  # A vector tile sums its products along K once, after the last phase.
+  acc = jnp.zeros(sums_shape if vector else (block_m, block_n), acc_dtype)
   full_phases = k_len // block_k
   acc = lax.fori_loop(
       0, full_phases, lambda p, acc: phase(p * block_k, acc), acc)
   if k % block_k:  # The partial last K-phase: zero-fill past K.
     start = full_phases * block_k
     acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
+  if vector:
+    acc = acc.sum(axis=k_axis).reshape(block_m, block_n)
 
   masking.store(o_ref, dtypes.cast_result(acc, o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))

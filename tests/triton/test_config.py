@@ -57,6 +57,9 @@ BAD_TRITON_TILES = [
     (pallas_tiled.TileConfig(48, 64, 32), "config.block_m=48 is not a power"),
     (pallas_tiled.TileConfig(64, 64, 8), "config.block_k=8 is below 16"),
     (pallas_tiled.TileConfig(3, 3, 3), "config.block_m=3 is not a power"),
+    (pallas_tiled.TileConfig(2, 64, 32), "config.block_m=2 is below 16"),
+    # A one-wide K-phase is no vector tile.
+    (pallas_tiled.TileConfig(64, 64, 1), "config.block_k=1 is below 16"),
     # 5 stages x (256 + 256) x 64 x 2 bytes = 327680 > 232448 (227 KiB).
     (pallas_tiled.TileConfig(256, 256, 64, num_warps=8, num_stages=5),
      "needs about 327680 bytes of shared memory.*232448-byte limit"),
@@ -74,6 +77,15 @@ BAD_TRITON_TILES = [
 def test_compiled_path_rejects_tiles_triton_cannot_take(config, message):
   with pytest.raises(ValueError, match=message):
     triton_config.check_triton_tiles(config, jnp.bfloat16, HOPPER)
+
+
+@pytest.mark.parametrize("config", [pallas_tiled.TileConfig(1, 128, 64),
+                                    pallas_tiled.TileConfig(64, 1, 32),
+                                    pallas_tiled.TileConfig(1, 1, 16)],
+                         ids=lambda c: c.label)
+def test_compiled_path_takes_vector_tiles(config):
+  """One row or one column: no dot, so no 16-wide minimum."""
+  triton_config.check_triton_tiles(config, jnp.bfloat16, HOPPER)
 
 
 @pytest.mark.skipif(not helpers.ON_GPU, reason="checks the compiled path")

@@ -2,6 +2,7 @@
 shares a knob): explicit TileConfigs (split-K, group_m, K-major B, aligned
 copies), any tile in interpret mode, and operands stored transposed."""
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -81,3 +82,48 @@ def test_decode_and_skinny_configs(shape, config, rng):
   a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
   out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
   helpers.assert_matmul_close(out, a, b)
+
+
+# Vector tiles (block_m or block_n 1): matrix-vector products without a dot.
+# 1000 = 31 phases of 32 and a partial one over 4 K ranges; 127 and 129 rows
+# or columns leave partial tiles; M = 3 with block_m = 1 runs a row each.
+VECTOR_CASES = [
+    ((1, 129, 1000), pallas_tiled.TileConfig(1, 64, 32, split_k=4)),
+    ((3, 127, 129), pallas_tiled.TileConfig(1, 128, 64, num_stages=2)),
+    ((127, 1, 1000), pallas_tiled.TileConfig(64, 1, 128, split_k=2)),
+    ((1, 1, 7), pallas_tiled.TileConfig(1, 1, 16)),
+]
+
+
+@pytest.mark.parametrize("transposes", [(False, False), (True, False),
+                                        (False, True), (True, True)],
+                         ids=["plain", "a-stored-KxM", "b-stored-NxK", "both"])
+@pytest.mark.parametrize("dtype, out_dtype", [
+    (jnp.float32, jnp.float32), (jnp.bfloat16, jnp.bfloat16),
+    (jnp.int8, jnp.int32)], ids=["float32", "bfloat16", "int8-int32"])
+@pytest.mark.parametrize(
+    "shape, config", VECTOR_CASES,
+    ids=["x".join(map(str, s)) + "-" + c.label for s, c in VECTOR_CASES])
+def test_vector_tiles(shape, config, dtype, out_dtype, transposes, rng):
+  """float32 products are IEEE float32 (held to HIGHEST's tolerance), int8
+  sums exact in int32."""
+  transpose_a, transpose_b = transposes
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  out = helpers.stored_product(triton_kernel.batched_product, a, b,
+                               transpose_a=transpose_a,
+                               transpose_b=transpose_b, config=config,
+                               out_dtype=out_dtype)
+  helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype,
+                              precision="highest")
+
+
+def test_vector_tiles_have_no_dot():
+  """What makes them IEEE float32 on the GPU, where a float32 dot at
+  default precision is TF32."""
+  a, b = jnp.ones((1, 300), jnp.float32), jnp.ones((300, 40), jnp.float32)
+  names = lambda config: helpers.primitive_names(jax.make_jaxpr(
+      lambda a, b: pallas_tiled.matmul(a, b, config=config))(a, b).jaxpr,
+                                                 expand_kernels=True)
+  assert "dot_general" in names(pallas_tiled.TileConfig(16, 64, 32))
+  vector = names(pallas_tiled.TileConfig(1, 64, 32, split_k=2))
+  assert "pallas_call" in vector and "dot_general" not in vector
