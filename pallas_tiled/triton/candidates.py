@@ -19,7 +19,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """Configs worth timing, the heuristic's choice first.
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
-  rather than a full product, so that tuning one shape costs 8 to 28
+  rather than a full product, so that tuning one shape costs 8 to 32
   compiles (float64's, not measured yet, are smaller tiles). Every
   candidate passes `check_triton_tiles` for `compute_capability`.
   """
@@ -59,6 +59,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
                                        align_operands=unaligned))
+  if m == 1 or n == 1:
+    candidates += _vector_configs(dtype, row=m == 1)
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
   tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
@@ -103,3 +105,17 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
                      align_operands=align)
           for bm in (64, 128) for split in (1, 2, 4, 8)
           for align in ([True, False] if unaligned else [False])]
+
+
+def _vector_configs(dtype, *, row: bool) -> list[TileConfig]:
+  """Vector tiles for a one-row (`row`) or one-column output: strips of 64
+  to 256 columns (rows) over 1 to 8 K ranges, summed without a dot (IEEE
+  float32 for float32; no 16-row padding), the other operand read as it
+  lies. Not timed on a GPU yet, so the cost model has no class for them."""
+  bk = layouts.swizzle_elements(dtype)
+  configs = []
+  for width, warps, split in ((128, 4, 1), (128, 4, 4), (256, 8, 2),
+                              (64, 4, 8)):
+    tile = (1, width) if row else (width, 1)
+    configs.append(TileConfig(*tile, bk, warps, 3, split_k=split))
+  return configs

@@ -118,7 +118,8 @@ def test_default_naive_tiles_shrink_to_small_outputs():
 
 
 CANDIDATE_SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
-                    (4097, 4097, 4097), (7, 129, 1000), (3000, 5000, 700)]
+                    (4097, 4097, 4097), (7, 129, 1000), (3000, 5000, 700),
+                    (1, 51865, 1280), (1000, 1, 1001)]
 
 
 @pytest.mark.parametrize("shape", CANDIDATE_SHAPES, ids=str)
@@ -134,7 +135,7 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
   assert candidates[0] == triton_heuristics.default_tiled_config(
       *shape, dtype, precision)
   assert len(candidates) == len(set(candidates))
-  assert 4 <= len(candidates) <= 28
+  assert 4 <= len(candidates) <= 32
   step = 16 // jnp.dtype(dtype).itemsize
   unaligned = bool(shape[2] % step or shape[1] % step)
   for c in candidates:
@@ -142,22 +143,35 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
   # Unaligned rows are copied aligned, or for skinny products also read in
   # place (never with a K-major b, whose transpose aligns anyway).
   in_place = [c for c in candidates if not c.align_operands]
+  dots = [c for c in candidates if c.block_m > 1 and c.block_n > 1]
   if not unaligned:
     assert len(in_place) == len(candidates)
   elif shape[0] <= 64:
     assert in_place and not any(c.k_major_b for c in in_place)
     assert candidates[0].align_operands
+  elif shape[1] <= 64:  # Skinny N: a's rows read in place or copied.
+    assert {c.align_operands for c in candidates} == {False, True}
   else:
     assert not in_place
   if jnp.dtype(dtype).itemsize == 4 and shape[0] > 64:
-    # TF32 wgmma needs it.
-    assert all(c.k_major_b for c in candidates)
+    # TF32 wgmma needs it (vector tiles have no dot).
+    assert all(c.k_major_b for c in dots)
   if jnp.dtype(dtype).itemsize == 1:
     # float8 wgmma needs it too, but its transpose pass may cost more than
     # the product (128x32000x4096 on an H100): both.
     assert {c.k_major_b for c in candidates} == {False, True}
   if shape[0] <= 64:  # Skinny: the transpose pass may cost more than it buys.
     assert not candidates[0].k_major_b
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (4096, 1, 4096),
+                                   (1, 1, 7)], ids=str)
+def test_matrix_vector_candidates_include_vector_tiles(shape):
+  m, n, _ = shape
+  vector = [c for c in pallas_tiled.candidate_configs(*shape, jnp.float32)
+            if c.block_m == 1 or c.block_n == 1]
+  assert len(vector) == 4 and not any(c.k_major_b for c in vector)
+  assert all((c.block_m, c.block_n)[m != 1] == 1 for c in vector)
 
 
 def test_skinny_candidates_split_k():
