@@ -127,3 +127,20 @@ def test_vector_tiles_have_no_dot():
   assert "dot_general" in names(pallas_tiled.TileConfig(16, 64, 32))
   vector = names(pallas_tiled.TileConfig(1, 64, 32, split_k=2))
   assert "pallas_call" in vector and "dot_general" not in vector
+
+
+def test_vector_tiles_over_a_broadcast_batch(rng):
+  """(3, 1, K) @ (K, N) and (3, M, K) @ (K, 1): one grid of vector tiles
+  across the batch, b read in place for every batch element."""
+  k = 200
+  x = helpers.random_array(rng, (3, 1, k), jnp.float32)
+  w = helpers.random_array(rng, (k, 77), jnp.float32)
+  out = helpers.call_with_poisoned_output(
+      IMPLS["tiled"], x, w, config=pallas_tiled.TileConfig(1, 64, 32,
+                                                           split_k=2))
+  helpers.assert_matmul_close(out, x, w, precision="highest")
+  a = helpers.random_array(rng, (3, 45, k), jnp.float32)
+  v = helpers.random_array(rng, (k, 1), jnp.float32)
+  out = helpers.call_with_poisoned_output(
+      IMPLS["tiled"], a, v, config=pallas_tiled.TileConfig(32, 1, 64))
+  helpers.assert_matmul_close(out, a, v, precision="highest")
