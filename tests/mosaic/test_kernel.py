@@ -295,6 +295,127 @@ def test_lane_stores_ragged_rows_in_place(dtype, out_dtype, epi_tile_n, rng):
   helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
 
 
+# Outputs whose rows are no 16-byte multiples (N odd), stored in place a row
+# at a time by the lane lowering; M and N leave partial last tiles, which
+# shift back to end at the edges. (dtype, out_dtype, shape, config fields.)
+ROW_STORE_CASES = [
+    (jnp.bfloat16, jnp.bfloat16, (130, 259, 96),
+     dict(tile_m=64, tile_n=64, epi_tile_n=32, num_sms=2)),
+    # One consumer, or two on alternate tiles.
+    (jnp.bfloat16, jnp.bfloat16, (70, 131, 64),
+     dict(tile_m=64, tile_n=64, warp_specialized=False, num_sms=2)),
+    (jnp.float16, jnp.float16, (130, 201, 64),
+     dict(tile_m=64, tile_n=64, ping_pong=True, max_concurrent_steps=2,
+          num_sms=2)),
+    # float32 rows of N = 4k + 2 (bfloat16 operands, float32 result).
+    (jnp.bfloat16, jnp.float32, (130, 130, 64),
+     dict(tile_m=64, tile_n=64, epi_tile_n=32, num_sms=2)),
+]
+
+
+@pytest.mark.parametrize("dtype, out_dtype, shape, fields", [
+    pytest.param(*case, id=f"{_dtype_id(case[0])}-{_dtype_id(case[1])}-"
+                 f"{_shape_id(case[2])}") for case in ROW_STORE_CASES])
+def test_lane_stores_unaligned_rows_a_row_at_a_time(dtype, out_dtype, shape,
+                                                     fields, rng):
+  """Every element written (poisoned output) through the flat view, the
+  shifted last tiles included."""
+  m, n, k = shape
+  config = dataclasses.replace(
+      pallas_tiled.default_mosaic_config(m, n, k, dtype, out_dtype),
+      lowering="lane", **fields)
+  assert mosaic_plan.stores_rows(1, m, n, config, out_dtype, False)
+  a, b = helpers.random_operands(rng, m, n, k, dtype)
+  out = helpers.call_with_poisoned_output(
+      pallas_tiled.matmul, a, b, config=config,
+      preferred_element_type=out_dtype)
+  helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
+
+
+def test_row_stores_over_a_batch(rng):
+  """Batch elements follow each other in the flat output: each tile's
+  rows land in its own element's."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                                     lowering="lane", num_sms=2)
+  a = helpers.random_array(rng, (3, 70, 40), jnp.bfloat16)
+  b = helpers.random_array(rng, (3, 40, 67), jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+def test_row_stores_only_where_rows_are_unaligned():
+  """Only the lane lowering, an unaligned row, one K range and one CTA tile
+  each way, untransposed."""
+  lane = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
+                                   lowering="lane")  # 128x64 CTA tiles.
+  bf16 = jnp.bfloat16
+  assert plan_rows(lane, 200, 301)
+  assert not plan_rows(lane, 200, 304)  # 16-byte rows: stored as 2-D boxes.
+  assert not plan_rows(dataclasses.replace(lane, lowering="warpgroup"), 200,
+                       301)
+  assert not plan_rows(dataclasses.replace(lane, split_k=2), 200, 301)
+  assert not plan_rows(lane, 100, 301)  # Under the 128-row CTA tile.
+  assert not plan_rows(lane, 200, 63)
+  assert not mosaic_plan.stores_rows(1, 200, 301, lane, bf16, True)
+  assert not mosaic_plan.stores_rows(2**14, 512, 301, lane, bf16, False)
+  assert mosaic_plan.stores_rows(1, 200, 302, lane, jnp.float32, False)
+
+
+def plan_rows(config, m, n):
+  return mosaic_plan.stores_rows(1, m, n, config, jnp.bfloat16, False)
+
+
+@pytest.mark.parametrize("lowering", ["lane", "warpgroup"])
+def test_last_tiles_shift_back_to_the_edges_with_row_stores(lowering):
+  """Flat rows do not clip: with row stores the last CTA tiles end at M
+  and N (the poisoned tests cannot tell, where the interpreter runs the
+  tiles in order and each overrun is rewritten by the next batch element)."""
+  m, n, k = 200, 301, 64
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
+                                     lowering=lowering)
+  a, b = (jax.ShapeDtypeStruct(s, jnp.bfloat16) for s in ((1, m, k),
+                                                          (1, k, n)))
+  plans = []
+  jax.eval_shape(lambda a, b: plans.append(mosaic_plan.prepare(
+      a, b, problem=batching.BatchedProblem.from_shapes(a.shape, b.shape),
+      config=config, precision=None, out_dtype=jnp.bfloat16, interpret=False,
+      old_interpreter=False)[0]), a, b)
+  plan, = plans
+  assert plan.row_stores == (lowering == "lane")
+  assert plan.tile_grid == (2, 5)
+  origin = lambda mi, ni: tuple(int(x) for x in plan.tile_origin(mi, ni))
+  assert origin(0, 3) == (0, 192)
+  assert origin(1, 4) == ((72, 237) if plan.row_stores else (128, 256))
+
+
+def test_row_stores_copy_no_output():
+  """Lowered for CUDA, bfloat16 768x50257x128: the warpgroup lowering pads
+  the output and cuts it (a copy of all of it); the lane lowering's kernel
+  returns the flat output, reshaped for free. Both pad the operands alike
+  (b's rows for TMA, K to the pipeline's depth), as the cost model sees."""
+  m, n, k = 768, 50257, 128
+  ops, copied = {}, {}
+  for lowering in ("warpgroup", "lane"):
+    config = dataclasses.replace(
+        pallas_tiled.default_mosaic_config(m, n, k, jnp.bfloat16),
+        lowering=lowering)
+    a = jax.ShapeDtypeStruct((1, m, k), jnp.bfloat16)
+    b = jax.ShapeDtypeStruct((1, k, n), jnp.bfloat16)
+    traced = mosaic_kernel.batched_product.trace(
+        a, b, problem=batching.BatchedProblem.from_shapes(a.shape, b.shape),
+        config=config, precision=None, out_dtype=jnp.bfloat16,
+        interpret=False)
+    ops[lowering] = traced.lower(lowering_platforms=("cuda",)).as_text()
+    copied[lowering] = mosaic_plan.host_layout(
+        m, n, k, config, jnp.bfloat16, jnp.bfloat16).copied_bytes
+  assert copied["warpgroup"] - copied["lane"] == (
+      m * mosaic_plan.round_up(n, 64) + m * n) * 2
+  assert "stablehlo.slice" in ops["warpgroup"]
+  assert "stablehlo.slice" not in ops["lane"]
+  assert f"tensor<{m * n}xbf16>" in ops["lane"]
+
+
 @pytest.mark.skipif(not helpers.ON_GPU,
                     reason="the H200 table's entries are selected on a GPU")
 @pytest.mark.parametrize("shape", [(2048, 2048, 2048), (4096, 4096, 4096),
