@@ -130,8 +130,10 @@ _PRECISION = flags.DEFINE_enum(
     " the three-pass TF32 algorithm).")
 _CONFIGS = flags.DEFINE_list(
     "configs", [],
-    "Tile configs for the Pallas impls, as labels BMxBNxBK[/wW][/sS][/gG]"
-    "[/skS][/kmajor][/align] or 'default'; each runs as its own case.")
+    "Configs for the Pallas impls, each its own case: 'default', Triton"
+    " labels BMxBNxBK[/wW][/sS][/gG][/skS][/kmajor][/align], and for Mosaic"
+    " 'lane' or 'warpgroup' (the default pick in that lowering).")
+_MOSAIC_LOWERINGS = ("lane", "warpgroup")
 _INTERPRET = flags.DEFINE_enum(
     "interpret", "auto", ["auto", "true", "false"],
     "Pallas interpret mode; auto interprets exactly when there is no GPU.")
@@ -617,12 +619,19 @@ def _configs_for(impl, backend, shape, dtype, precision):
   dtype = dtype_rules.real_dtype(dtype)  # Complex: the real products'.
   default = KERNELS[key].select_config(
       *batching.selection_shape(problem), dtype, precision, out_dtype=dtype)
-  if not _CONFIGS.value or backend != "triton":
+  if not _CONFIGS.value:
+    return [default]
+  if backend == "mosaic":
+    return [dataclasses.replace(default, lowering=label)
+            if label in _MOSAIC_LOWERINGS else default
+            for label in _CONFIGS.value
+            if label in ("default", *_MOSAIC_LOWERINGS)] or [default]
+  if backend != "triton":
     return [default]
   try:
     return [default if label == "default"
             else pallas_tiled.TileConfig.from_label(label)
-            for label in _CONFIGS.value]
+            for label in _CONFIGS.value if label not in _MOSAIC_LOWERINGS]
   except (ValueError, TypeError) as e:
     raise app.UsageError(f"--configs: {e}")
 

@@ -83,6 +83,22 @@ def test_shards_split_given_shapes_too(benchmark_module):
   assert [case[3] for case in cases] == [(2, 2, 2)]
 
 
+def test_configs_name_mosaic_lowerings(benchmark_module):
+  """--configs: Triton labels for Triton, 'lane' / 'warpgroup' for Mosaic's
+  default pick in that lowering, 'default' for both."""
+  flags = benchmark_module.flags.FLAGS
+  with flagsaver.flagsaver():
+    flags(["matmul_benchmark", "--impls=tiled", "--dtypes=bfloat16",
+           "--backends=mosaic,triton", "--shapes=130x259x96",
+           "--configs=default,lane,16x64x32"])
+    configs = [(case[1], case[-1].label)
+               for case in benchmark_module.build_cases(True, None)]
+  mosaic = [label for backend, label in configs if backend == "mosaic"]
+  assert len(mosaic) == 2 and mosaic[1] == mosaic[0] + "/lane"
+  assert [label for backend, label in configs if backend == "triton"][1] == (
+      "16x64x32/w4/s3")
+
+
 def test_given_shapes_of_a_suite_keep_its_name(benchmark_module):
   """Shapes re-run from a suite (run_wild.sh --shapes) are labelled with it,
   as its results file holds them; a shape outside it is refused."""
