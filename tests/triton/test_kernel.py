@@ -95,23 +95,27 @@ VECTOR_CASES = [
 ]
 
 
-@pytest.mark.parametrize("transposes", [(False, False), (True, False),
-                                        (False, True), (True, True)],
-                         ids=["plain", "a-stored-KxM", "b-stored-NxK", "both"])
-@pytest.mark.parametrize("dtype, out_dtype", [
-    (jnp.float32, jnp.float32), (jnp.bfloat16, jnp.bfloat16),
-    (jnp.int8, jnp.int32)], ids=["float32", "bfloat16", "int8-int32"])
+# Every stored layout in float32; bfloat16 and int8 (exact int32 sums) as
+# stored by the forward product.
+VECTOR_LAYOUTS = [(jnp.float32, jnp.float32, layout)
+                  for layout in ("nn", "tn", "nt", "tt")] + [
+                      (jnp.bfloat16, jnp.bfloat16, "nn"),
+                      (jnp.int8, jnp.int32, "nn")]
+
+
+@pytest.mark.parametrize(
+    "dtype, out_dtype, layout", VECTOR_LAYOUTS,
+    ids=[f"{jnp.dtype(d).name}-{layout}" for d, _, layout in VECTOR_LAYOUTS])
 @pytest.mark.parametrize(
     "shape, config", VECTOR_CASES,
     ids=["x".join(map(str, s)) + "-" + c.label for s, c in VECTOR_CASES])
-def test_vector_tiles(shape, config, dtype, out_dtype, transposes, rng):
+def test_vector_tiles(shape, config, dtype, out_dtype, layout, rng):
   """float32 products are IEEE float32 (held to HIGHEST's tolerance), int8
-  sums exact in int32."""
-  transpose_a, transpose_b = transposes
+  sums exact in int32; "t" where a or b is stored transposed."""
   a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.stored_product(triton_kernel.batched_product, a, b,
-                               transpose_a=transpose_a,
-                               transpose_b=transpose_b, config=config,
+                               transpose_a=layout[0] == "t",
+                               transpose_b=layout[1] == "t", config=config,
                                out_dtype=out_dtype)
   helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype,
                               precision="highest")
