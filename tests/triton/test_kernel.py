@@ -85,12 +85,14 @@ def test_decode_and_skinny_configs(shape, config, rng):
 
 
 # Vector tiles (block_m or block_n 1): matrix-vector products without a dot.
-# 1000 = 31 phases of 32 and a partial one over 4 K ranges; 127 and 129 rows
-# or columns leave partial tiles; M = 3 with block_m = 1 runs a row each.
+# K = 300 is 9 phases of 32 and a partial one over 4 K ranges of 3 phases
+# (the last range partial), and 2 phases of 128 and a partial one over 2
+# ranges; 127 and 129 rows or columns leave partial tiles; M = 3 with
+# block_m = 1 runs a row each.
 VECTOR_CASES = [
-    ((1, 129, 1000), pallas_tiled.TileConfig(1, 64, 32, split_k=4)),
+    ((1, 129, 300), pallas_tiled.TileConfig(1, 64, 32, split_k=4)),
     ((3, 127, 129), pallas_tiled.TileConfig(1, 128, 64, num_stages=2)),
-    ((127, 1, 1000), pallas_tiled.TileConfig(64, 1, 128, split_k=2)),
+    ((127, 1, 300), pallas_tiled.TileConfig(64, 1, 128, split_k=2)),
     ((1, 1, 7), pallas_tiled.TileConfig(1, 1, 16)),
 ]
 
