@@ -621,11 +621,12 @@ def _configs_for(impl, backend, shape, dtype, precision):
       *batching.selection_shape(problem), dtype, precision, out_dtype=dtype)
   if not _CONFIGS.value:
     return [default]
-  if backend == "mosaic":
-    return [dataclasses.replace(default, lowering=label)
-            if label in _MOSAIC_LOWERINGS else default
-            for label in _CONFIGS.value
-            if label in ("default", *_MOSAIC_LOWERINGS)] or [default]
+  if backend == "mosaic":  # Its labels: 'default' and the lowerings.
+    labels = [label for label in _CONFIGS.value
+              if label in ("default", *_MOSAIC_LOWERINGS)] or ["default"]
+    return [default if label == "default"
+            else dataclasses.replace(default, lowering=label)
+            for label in labels]
   if backend != "triton":
     return [default]
   try:

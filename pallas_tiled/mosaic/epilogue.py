@@ -94,12 +94,12 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
       else:
         out_smem[wg, slot] = piece
       plgpu.commit_smem()
-      rows, cols = row0 + i * epi_m, col0 + j * piece_n
+      row, col = row0 + i * epi_m, col0 + j * piece_n  # The piece's first.
       if plan.row_stores:  # o_tile is where the tile starts in flat rows.
         _store_rows(out_smem.at[wg, slot], o_tile,
-                    o_tile.start + rows * o_tile.pitch + cols)
+                    o_tile.start + row * o_tile.pitch + col)
       else:
-        rows, cols = pl.ds(rows, epi_m), pl.ds(cols, piece_n)
+        rows, cols = pl.ds(row, epi_m), pl.ds(col, piece_n)
         window = o_tile.at[cols, rows] if plan.transposed_out else o_tile.at[
             rows, cols]  # Transposed, o_tile is the transposed window.
         plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)

@@ -353,19 +353,19 @@ def test_row_stores_only_where_rows_are_unaligned():
   lane = pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                                    lowering="lane")  # 128x64 CTA tiles.
   bf16 = jnp.bfloat16
-  assert plan_rows(lane, 200, 301)
-  assert not plan_rows(lane, 200, 304)  # 16-byte rows: stored as 2-D boxes.
-  assert not plan_rows(dataclasses.replace(lane, lowering="warpgroup"), 200,
+  assert _stores_rows(lane, 200, 301)
+  assert not _stores_rows(lane, 200, 304)  # 16-byte rows: stored as 2-D boxes.
+  assert not _stores_rows(dataclasses.replace(lane, lowering="warpgroup"), 200,
                        301)
-  assert not plan_rows(dataclasses.replace(lane, split_k=2), 200, 301)
-  assert not plan_rows(lane, 100, 301)  # Under the 128-row CTA tile.
-  assert not plan_rows(lane, 200, 63)
+  assert not _stores_rows(dataclasses.replace(lane, split_k=2), 200, 301)
+  assert not _stores_rows(lane, 100, 301)  # Under the 128-row CTA tile.
+  assert not _stores_rows(lane, 200, 63)
   assert not mosaic_plan.stores_rows(1, 200, 301, lane, bf16, True)
   assert not mosaic_plan.stores_rows(2**14, 512, 301, lane, bf16, False)
   assert mosaic_plan.stores_rows(1, 200, 302, lane, jnp.float32, False)
 
 
-def plan_rows(config, m, n):
+def _stores_rows(config, m, n):
   return mosaic_plan.stores_rows(1, m, n, config, jnp.bfloat16, False)
 
 
