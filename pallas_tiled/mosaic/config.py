@@ -61,8 +61,7 @@ class MosaicConfig:
   lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
     differ only for outputs that are not a whole number of (8, 128-byte)
     tiles: warpgroup pads such outputs and slices them afterwards, lane
-    stores them in place (rows of 16-byte multiples as 2-D boxes, other
-    rows one at a time into the output viewed flat: `plan.stores_rows`).
+    stores them in place (rows of 16-byte multiples).
   split_k: K is cut into `split_k` ranges of whole K-tiles, each a work
     item of its own for the persistent CTAs, so that an output of few tiles
     still fills the SMs; each range's float32 partial sums are stored, and
@@ -230,9 +229,7 @@ def output_lowering(m: int, n: int, out_dtype) -> str:
   """The lowering for an (m, n) output: "lane" where it is not whole (8 x
   128-byte) tiles but its rows are 16-byte multiples, so that it is stored
   in place instead of padded and cut to shape afterwards (3000x5000x700
-  bfloat16: 51.7 us against 64.6 on an H200); "warpgroup" otherwise. (Lane
-  stores other rows in place too, a row at a time, but that is not timed
-  on a GPU yet.)"""
+  bfloat16: 51.7 us against 64.6 on an H200); "warpgroup" otherwise."""
   ragged = m % 8 or n % layouts.swizzle_elements(out_dtype)
   aligned_rows = n % layouts.rows_alignment(out_dtype) == 0
   return "lane" if ragged and aligned_rows else "warpgroup"

@@ -4,14 +4,10 @@ once and stores it, piece by piece, through shared memory with TMA.
 Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
 in up to two shared-memory slots per consumer, so that one piece's TMA store
 runs while the next is written. TMA drops the parts of a store that fall
-outside the output, so edge tiles need no masks. An output whose rows are
-not 16-byte multiples is stored as one flat array, a row of a piece at a
-time (`plan.stores_rows`).
+outside the output, so edge tiles need no masks.
 """
 
 from __future__ import annotations
-
-from typing import Any, NamedTuple
 
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -21,14 +17,6 @@ from pallas_tiled import dtypes
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
-
-
-class Rows(NamedTuple):
-  """A tile of a flat output: `ref`, the whole output as one array; `start`,
-  the offset of the tile's first element; `pitch`, the elements a row."""
-  ref: Any
-  start: Any
-  pitch: int
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
@@ -48,8 +36,6 @@ def _slots(plan: plan_lib.Plan) -> int:
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
-  if plan.row_stores:  # Each row a 1-D box: plain rows, no swizzle.
-    return ()
   if plan.transposed_out:  # Rows of epi_m elements: 128 bytes or more.
     return plan_lib.smem_transforms(layouts.SWIZZLE_BYTES, out_dtype)
   piece_bytes = plan.config.epi_tile[1] * jnp.dtype(out_dtype).itemsize
@@ -76,7 +62,7 @@ def smem_type(plan: plan_lib.Plan, out_dtype):
 def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   """Casts consumer `wg`'s accumulated tile to `out_dtype` and stores it
   into `o_tile` (the CTA's output window; its transpose with
-  `transposed_out`; `Rows` with `row_stores`)."""
+  `transposed_out`)."""
   c = plan.config
   acc = dtypes.cast_result(acc, out_dtype)
   epi_m, piece_n = _piece_shape(plan)
@@ -89,34 +75,16 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
       # The store that last read this slot must be done before we refill.
       plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
-      if plan.transposed_out:
+      rows = pl.ds(row0 + i * epi_m, epi_m)
+      cols = pl.ds(col0 + j * piece_n, piece_n)
+      if plan.transposed_out:  # o_tile is the transposed window.
         _store_transposed(plan, piece, out_smem.at[wg, slot])
+        window = o_tile.at[cols, rows]
       else:
         out_smem[wg, slot] = piece
+        window = o_tile.at[rows, cols]
       plgpu.commit_smem()
-      row, col = row0 + i * epi_m, col0 + j * piece_n  # The piece's first.
-      if plan.row_stores:  # o_tile is where the tile starts in flat rows.
-        _store_rows(out_smem.at[wg, slot], o_tile,
-                    o_tile.start + row * o_tile.pitch + col)
-      else:
-        rows, cols = pl.ds(row, epi_m), pl.ds(col, piece_n)
-        window = o_tile.at[cols, rows] if plan.transposed_out else o_tile.at[
-            rows, cols]  # Transposed, o_tile is the transposed window.
-        plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
-
-
-def _store_rows(smem, rows: Rows, first) -> None:
-  """Each row of the piece in `smem` as a 1-D TMA box into the flat output,
-  from element `first` on, all of them one bulk group."""
-  count, width = smem.shape
-
-  @pl.loop(0, count)
-  def _row(r):
-    plgpu.copy_smem_to_gmem(
-        smem.at[r], rows.ref.at[pl.ds(first + r * rows.pitch, width)],
-        commit_group=False)
-
-  plgpu.commit_smem_to_gmem_group()
+      plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
 
 
 def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:

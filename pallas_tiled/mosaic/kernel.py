@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 
 from jax import lax
 from jax.experimental import pallas as pl
@@ -114,8 +113,7 @@ def pipelines_across_tiles(config, k_steps: int, work_items: int) -> bool:
 def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   """GMEM windows of this step's output tile and its operand strips (over
   this step's K range with split_k; o_ref then holds one slab of partial
-  sums per batch element and K range); with `row_stores`, the flat output
-  and where the tile starts in it (`plan_lib.stores_rows`)."""
+  sums per batch element and K range)."""
   c = plan.config
   item, lin_idx = loop_info.index
   g, k_range = item // c.split_k, item % c.split_k
@@ -129,17 +127,13 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
     else:
       ni = ni * 2 + cta
   cta_m, cta_n = c.cta_tile
-  row0, col0 = plan.tile_origin(mi, ni)
-  rows, cols = pl.ds(row0, cta_m), pl.ds(col0, cta_n)
+  rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
   a = a_ref.at[plan.problem.a_index(g)]
   b = b_ref.at[plan.problem.b_index(g)]
   k_span = plan.k_steps * c.tile_k
   ks = slice(None) if c.split_k == 1 else pl.ds(k_range * k_span, k_span)
   a = a.at[rows, ks] if plan.a_k_major else a.at[ks, rows]
   b = b.at[cols, ks] if plan.b_k_major else b.at[ks, cols]
-  if plan.row_stores:
-    return a, b, epilogue.Rows(o_ref, (item * plan.m + row0) * plan.n + col0,
-                               plan.n)
   o = o_ref.at[item]
   return a, b, o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
 
@@ -517,12 +511,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
   stored = (plan.n, plan.m) if plan.transposed_out else (plan.m, plan.n)
-  out_shape = (p.size * c.split_k, *stored)
-  if plan.row_stores:  # One flat array (`plan_lib.stores_rows`).
-    out_shape = (math.prod(out_shape),)
   out = plgpu.kernel(
       functools.partial(_kernel, plan=plan),
-      out_type=vma.out_struct(out_shape, c.stored_dtype(out_dtype), a, b),
+      out_type=vma.out_struct((p.size * c.split_k, *stored),
+                              c.stored_dtype(out_dtype), a, b),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,
@@ -533,8 +525,6 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=_interpret_params() if interpret else None,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
-  if plan.row_stores:
-    return out.reshape(p.size, p.m, p.n)
   shape = (p.n, p.m) if plan.transposed_out else (p.m, p.n)
   if c.split_k > 1:
     return _sum_k_ranges(out, c.split_k, shape, out_dtype)

@@ -60,8 +60,6 @@ class Plan:
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
-  `row_stores`: the output is one flat array, stored a row of a piece at a
-  time (`stores_rows`).
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
@@ -77,7 +75,6 @@ class Plan:
   promote_from: int | None
   a_in_registers: bool
   transposed_out: bool
-  row_stores: bool
   interpret: bool
 
   @property
@@ -102,16 +99,6 @@ class Plan:
     """Cluster tiles (CTA tiles without clusters) along M and N."""
     cluster_m, cluster_n = self.config.cluster_tile
     return pl.cdiv(self.m, cluster_m), pl.cdiv(self.n, cluster_n)
-
-  def tile_origin(self, mi, ni):
-    """(row, column) where CTA tile (mi, ni) starts; with `row_stores` the
-    last tiles along M and N shift back to end at the edges."""
-    cta_m, cta_n = self.config.cta_tile
-    row, col = mi * cta_m, ni * cta_n
-    if self.row_stores:
-      row = jnp.minimum(row, self.m - cta_m)
-      col = jnp.minimum(col, self.n - cta_n)
-    return row, col
 
   @property
   def k_steps(self) -> int:
@@ -179,27 +166,6 @@ def _tma_shape(x, swizzle, box, transpose):
   rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
   return (max(round_up(rows, 8), box[0]), max(round_up(cols, width), box[1]))
-
-
-def stores_rows(size, m, n, config, out_dtype, transposed) -> bool:
-  """Whether the lane lowering stores `size` (m, n) outputs whose rows are
-  not 16-byte multiples in place, a row at a time, instead of padding them
-  and cutting them to shape after the kernel (a copy of the whole output:
-  60 of 116 us for bfloat16 768x50257x128 on an H100).
-
-  TMA takes no array whose rows are not 16-byte multiples, but it takes
-  the output as one flat array (its only stride is one element), with each
-  row of an epilogue piece a 1-D box at any element offset. Flat rows do
-  not clip at the edges, so the last CTA tiles along M and N are shifted
-  back to end there, recomputing rows or columns of their neighbours (the
-  same sums, bitwise). So the output spans at least one CTA tile each way,
-  and TMA's int32 coordinates address all of it.
-  """
-  cta_m, cta_n = config.cta_tile
-  return (config.lowering == "lane" and not transposed
-          and config.split_k == 1
-          and n % layouts.rows_alignment(out_dtype) != 0
-          and m >= cta_m and n >= cta_n and size * m * n < 2**31)
 
 
 def output_extent(m, n, config, out_dtype, transposed):
@@ -372,16 +338,14 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     m_out, n_out = p.m, p.n
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
                                interpret=interpret)
-  row_stores = stores_rows(p.size, p.m, p.n, c, c.stored_dtype(out_dtype),
-                           transposed_out)
-  m_out, n_out, tiled_out = ((p.m, p.n, False) if row_stores else output_extent(
-      m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out))
+  m_out, n_out, tiled_out = output_extent(
+      m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              row_stores, interpret)
+              interpret)
   return plan, a, b
 
 
