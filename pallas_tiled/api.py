@@ -25,6 +25,7 @@ from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.triton import config as triton_config
+from pallas_tiled.triton import heuristics as triton_heuristics
 from pallas_tiled.triton import kernel as triton_kernel
 from pallas_tiled.tuning import cache as tuning_cache
 
@@ -59,9 +60,12 @@ def _mosaic_runs_float32(precision) -> bool:
 
 def _auto_may_take_mosaic(call: validation.MatmulCall, hopper: bool) -> bool:
   """Whether Mosaic GPU can run a call that asked for "auto": compiled on
-  Hopper, and float32 only at default or HIGHEST precision."""
+  Hopper, and float32 only at default or HIGHEST precision, and not as a
+  matrix-vector product (Triton's vector tiles: IEEE float32)."""
   return hopper and not call.interpret and call.dtype in _MOSAIC_DTYPES and (
-      call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision))
+      call.dtype != jnp.float32 or _mosaic_runs_float32(call.precision)) and (
+          not triton_heuristics.takes_vector_tiles(call.m, call.n,
+                                                   call.dtype))
 
 
 def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:

@@ -62,6 +62,7 @@ from pallas_tiled.triton import candidates as triton_candidates
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
+from pallas_tiled.triton.heuristics import takes_vector_tiles
 
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
     "cost_model.json")
@@ -345,7 +346,8 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   device kernels are built for, or None where the model has no
   coefficients (not Hopper, an uncalibrated dtype; float32 coefficients
   are TF32's, so not for another precision, which no candidate was timed
-  with)."""
+  with), or where a rule decides (float32 matrix-vector products:
+  `takes_vector_tiles`)."""
   if not device.is_hopper():
     return None
   return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
@@ -360,6 +362,8 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
   (`benchmarks/stale_picks.py`)."""
   if (jnp.dtype(dtype) == jnp.float32
       and not validation.is_default(precision)):
+    return None
+  if takes_vector_tiles(m, n, dtype):  # A rule, for accuracy, not speed.
     return None
   return _choose(m, n, k, dtype, precision, out_dtype, backends,
                  device_kind, num_sms)

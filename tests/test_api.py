@@ -306,6 +306,25 @@ def test_auto_backend_rule(call, capability, expected, monkeypatch):
   assert api.resolve_backend(call, None, "auto") == expected
 
 
+@pytest.mark.parametrize("m, n", [(1, 4096), (4096, 1)], ids=["row", "col"])
+@pytest.mark.parametrize("precision", [None, lax.Precision.HIGHEST],
+                         ids=["default", "highest"])
+def test_float32_matrix_vector_products_run_on_triton(m, n, precision,
+                                                      monkeypatch):
+  """Vector tiles (IEEE float32) whatever the model or a tuned table would
+  pick; a bfloat16 product of the same shape follows them."""
+  monkeypatch.setattr(device, "compute_capability", lambda: (9, 0))
+  monkeypatch.setattr(api.cost_model, "choose",
+                      lambda *a, **k: pallas_tiled.MosaicConfig())
+  monkeypatch.setattr(api.tuning_cache, "fastest_backend",
+                      lambda *args, **kwargs: "mosaic")
+  call = lambda dtype, precision: _call(m, n, 4096, dtype, precision)
+  assert api.resolve_backend(call(jnp.float32, precision), None,
+                             "auto") == "triton"
+  assert api.resolve_backend(call(jnp.bfloat16, None), None,
+                             "auto") == "mosaic"
+
+
 @pytest.mark.parametrize("modeled", ["triton", "mosaic"])
 def test_auto_backend_follows_the_cost_model(modeled, monkeypatch):
   monkeypatch.setattr(device, "compute_capability", lambda: (9, 0))

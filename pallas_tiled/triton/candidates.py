@@ -38,7 +38,9 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
                         or np.dtype(dtype).itemsize == 1):
     kmajors = [False, True]
   candidates = [heuristics.default_tiled_config(m, n, k, dtype, precision)]
-  if m <= layouts.SKINNY_DIM:
+  if heuristics.takes_vector_tiles(m, n, dtype):  # Accuracy is not traded.
+    candidates += _vector_configs(m, n, k)
+  elif m <= layouts.SKINNY_DIM:
     candidates += _decode_configs(m, dtype, kmajors, unaligned)
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
@@ -59,8 +61,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
                                        align_operands=unaligned))
-  if m == 1 or n == 1:
-    candidates += _vector_configs(dtype, row=m == 1)
+  candidates = list(dict.fromkeys(candidates))  # Short K repeats splits.
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
   tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
@@ -107,15 +108,15 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
           for align in ([True, False] if unaligned else [False])]
 
 
-def _vector_configs(dtype, *, row: bool) -> list[TileConfig]:
-  """Vector tiles for a one-row (`row`) or one-column output: strips of 64
-  to 256 columns (rows) over 1 to 8 K ranges, summed without a dot (IEEE
-  float32 for float32; no 16-row padding), the other operand read as it
-  lies. Not timed on a GPU yet, so the cost model has no class for them."""
-  bk = layouts.swizzle_elements(dtype)
+def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
+  """The runners-up to `heuristics.vector_config` on wild-tune's float32
+  M = 1 shapes (H100): 32- to 64-wide strips (narrower for a narrower
+  output), 64- to 128-deep K-phases, over 4 to 16 K ranges."""
   configs = []
-  for width, warps, split in ((128, 4, 1), (128, 4, 4), (256, 8, 2),
-                              (64, 4, 8)):
-    tile = (1, width) if row else (width, 1)
-    configs.append(TileConfig(*tile, bk, warps, 3, split_k=split))
+  for width, block_k, split in ((64, 64, 16), (64, 128, 4), (32, 128, 8),
+                                (64, 64, 4)):
+    width = heuristics.fit_block(n if m == 1 else m, 1, width)
+    tile = (1, width) if m == 1 else (width, 1)
+    configs.append(TileConfig(*tile, block_k, 4, 3, split_k=(
+        heuristics.vector_split(k, block_k, split))))
   return configs

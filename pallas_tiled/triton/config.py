@@ -74,6 +74,11 @@ class TileConfig:
       )
 
   @property
+  def is_vector(self) -> bool:
+    """A vector tile: one row or one column, summed without a dot."""
+    return 1 in (self.block_m, self.block_n)
+
+  @property
   def label(self) -> str:
     """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align."""
     parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",

@@ -45,6 +45,36 @@ def symbolic_shape_config(dtype) -> TileConfig:
                     num_stages=3)
 
 
+def takes_vector_tiles(m: int, n: int, dtype) -> bool:
+  """Whether a product runs as vector tiles at any precision: float32
+  matrix-vector products (M or N = 1), which a vector tile sums in IEEE
+  float32 as XLA's gemv does. A TF32 dot there is 3e-4 off where
+  jnp.matmul is 1e-7 (1x768x3072, 1x3072x768, 1x3840x1280 on an H100);
+  `vector_config` ran 0.92-1.00x jnp.matmul wherever the product streams
+  over 50 MB. Other dtypes' dots are exact already, and their vector tiles
+  ran 0.79-0.93x as fast as the 16-row dot (bfloat16, BUILD_NOTES.md)."""
+  return (np.dtype(dtype) == np.float32 and not validation.is_symbolic(m, n)
+          and 1 in (m, n))
+
+
+def vector_split(k: int, block_k: int, most: int) -> int:
+  """K ranges for a vector tile: `most`, or the largest power of two that
+  leaves each range a K-phase where K is shorter."""
+  phases = pl.cdiv(max(k, 1), block_k)
+  return min(most, 1 << (phases.bit_length() - 1))
+
+
+def vector_config(m: int, n: int, k: int) -> TileConfig:
+  """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
+  other operand (narrower for a narrower output), 64-deep K-phases, 2 warps, 4 stages, K in 8 ranges. Of 9
+  vector configs timed on wild-tune's ten float32 M = 1 shapes on an H100,
+  it was within 8% of the fastest on each (BUILD_NOTES.md)."""
+  width = fit_block(n if m == 1 else m, 1, 64)
+  tile = (1, width) if m == 1 else (width, 1)
+  return TileConfig(*tile, 64, num_warps=2, num_stages=4,
+                    split_k=vector_split(k, 64, 8))
+
+
 def default_tiled_config(m: int, n: int, k: int, dtype,
                          precision=None) -> TileConfig:
   """A plain heuristic for the tiled kernel, from measurements on an H200.
@@ -64,8 +94,11 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   * Rows that are not 16-byte multiples get aligned copies.
   * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
   * float64 (mma.sync, DMMA): `_float64_config`.
+  * float32 matrix-vector products: vector tiles (`vector_config`).
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
+  if takes_vector_tiles(m, n, dtype):
+    return vector_config(m, n, k)
   if np.dtype(dtype) == np.float64:
     return _float64_config(m, n, k)
   wide = np.dtype(dtype).itemsize == 4

@@ -267,9 +267,15 @@ def select_config(m, n, k, dtype, precision, *, out_dtype, auto=False):
   `tuning.cache.select_config`; with a symbolic dimension, a fixed one.
   Where the cost model has coefficients for this device, it picks, and
   tuned entries apply only to the shape they were tuned on; elsewhere the
-  heuristic fills in for untuned buckets."""
+  heuristic fills in for untuned buckets. float32 matrix-vector products
+  take only vector-tile entries (`heuristics.takes_vector_tiles`)."""
   if validation.is_symbolic(m, n, k):
     return heuristics.symbolic_shape_config(dtype)
+  if heuristics.takes_vector_tiles(m, n, dtype):
+    return tuning_cache.select_config(
+        "triton", m, n, k, dtype, precision, auto=auto,
+        default=lambda: heuristics.vector_config(m, n, k),
+        fits=lambda config, _: config.is_vector)
   modeled = cost_model.choose(m, n, k, dtype, precision, out_dtype=out_dtype,
                               backends=("triton",))
   if modeled is not None:  # Tuned entries: only for their own shape.

@@ -5,12 +5,14 @@ of Triton's compiled path; the default tiles (`triton/heuristics.py`, and
 import dataclasses
 
 from jax import lax
+from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
 from pallas_tiled.triton import config as triton_config
 from pallas_tiled.triton import heuristics as triton_heuristics
+from pallas_tiled.triton import kernel as triton_kernel
 from tests import helpers
 
 
@@ -122,13 +124,18 @@ CANDIDATE_SHAPES = [(16, 8192, 8192), (1024, 1024, 1024), (4096, 4096, 4096),
                     (1, 51865, 1280), (1000, 1, 1001)]
 
 
-@pytest.mark.parametrize("shape", CANDIDATE_SHAPES, ids=str)
-@pytest.mark.parametrize("dtype, precision",
-                         [(jnp.bfloat16, None), (jnp.float16, None),
-                          (jnp.float32, None),
-                          (jnp.float32, lax.Precision.HIGHEST),
-                          (helpers.FLOAT8, None)],
-                         ids=["bf16", "f16", "f32", "f32-highest", "f8"])
+DTYPE_CASES = {"bf16": (jnp.bfloat16, None), "f16": (jnp.float16, None),
+               "f32": (jnp.float32, None),
+               "f32-highest": (jnp.float32, lax.Precision.HIGHEST),
+               "f8": (helpers.FLOAT8, None)}
+# float32 matrix-vector products take vector tiles only (tested below).
+CANDIDATE_CASES = [
+    pytest.param(shape, *case, id=f"{name}-{shape}")
+    for shape in CANDIDATE_SHAPES for name, case in DTYPE_CASES.items()
+    if not triton_heuristics.takes_vector_tiles(*shape[:2], case[0])]
+
+
+@pytest.mark.parametrize("shape, dtype, precision", CANDIDATE_CASES)
 def test_candidates_are_valid_unique_and_start_with_the_heuristic(
     shape, dtype, precision):
   candidates = pallas_tiled.candidate_configs(*shape, dtype, precision)
@@ -156,22 +163,32 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
   if jnp.dtype(dtype).itemsize == 4 and shape[0] > 64:
     # TF32 wgmma needs it (vector tiles have no dot).
     assert all(c.k_major_b for c in dots)
-  if jnp.dtype(dtype).itemsize == 1:
+  if jnp.dtype(dtype).itemsize == 1 and shape[1] > 64:
     # float8 wgmma needs it too, but its transpose pass may cost more than
-    # the product (128x32000x4096 on an H100): both.
+    # the product (128x32000x4096 on an H100): both. (A skinny N's b is
+    # small: K-major only.)
     assert {c.k_major_b for c in candidates} == {False, True}
   if shape[0] <= 64:  # Skinny: the transpose pass may cost more than it buys.
     assert not candidates[0].k_major_b
 
 
 @pytest.mark.parametrize("shape", [(1, 4096, 4096), (4096, 1, 4096),
+                                   (1, 51865, 1280), (1000, 1, 1001),
                                    (1, 1, 7)], ids=str)
-def test_matrix_vector_candidates_include_vector_tiles(shape):
-  m, n, _ = shape
-  vector = [c for c in pallas_tiled.candidate_configs(*shape, jnp.float32)
-            if c.block_m == 1 or c.block_n == 1]
-  assert len(vector) == 4 and not any(c.k_major_b for c in vector)
-  assert all((c.block_m, c.block_n)[m != 1] == 1 for c in vector)
+def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
+  """float32 (IEEE sums, at any precision) picks and tunes vector tiles
+  only, along the output's one row or column; bfloat16 none."""
+  m, n, k = shape
+  for precision in (None, lax.Precision.HIGHEST):
+    picked = triton_kernel.select_config(m, n, k, jnp.float32, precision,
+                                         out_dtype=jnp.float32)
+    tuned = pallas_tiled.candidate_configs(m, n, k, jnp.float32, precision)
+    assert tuned[0] == picked and len(tuned) >= 3
+    for c in tuned:
+      assert (c.block_m, c.block_n)[m != 1] == 1 and not c.k_major_b
+      assert c.split_k <= pl.cdiv(k, c.block_k)  # No empty K ranges.
+  assert not any(c.is_vector for c in pallas_tiled.candidate_configs(
+      *shape, jnp.bfloat16))
 
 
 def test_skinny_candidates_split_k():

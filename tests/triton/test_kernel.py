@@ -131,8 +131,19 @@ def test_vector_tiles_have_no_dot():
       lambda a, b: pallas_tiled.matmul(a, b, config=config))(a, b).jaxpr,
                                                  expand_kernels=True)
   assert "dot_general" in names(pallas_tiled.TileConfig(16, 64, 32))
-  vector = names(pallas_tiled.TileConfig(1, 64, 32, split_k=2))
-  assert "pallas_call" in vector and "dot_general" not in vector
+  for config in (pallas_tiled.TileConfig(1, 64, 32, split_k=2), None):
+    vector = names(config)  # None: float32 matrix-vector products' pick.
+    assert "pallas_call" in vector and "dot_general" not in vector
+
+
+@pytest.mark.parametrize("shape", [(1, 200, 700), (700, 1, 200)],
+                         ids=["row", "col"])
+def test_float32_matrix_vector_products_are_ieee_by_default(shape, rng):
+  """With no config and default precision, held to HIGHEST's tolerance,
+  which a TF32 dot misses compiled."""
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b)
+  helpers.assert_matmul_close(out, a, b, precision="highest")
 
 
 def test_vector_tiles_over_a_broadcast_batch(rng):
