@@ -51,7 +51,7 @@ def takes_vector_tiles(m: int, n: int, dtype) -> bool:
   float32 as XLA's gemv does. A TF32 dot there is 3e-4 off where
   jnp.matmul is 1e-7 (1x768x3072, 1x3072x768, 1x3840x1280 on an H100);
   `vector_config` ran 0.92-1.00x jnp.matmul wherever the product streams
-  over 50 MB. Other dtypes' dots are exact already, and their vector tiles
+  over 40 MB. Other dtypes' dots are exact already, and their vector tiles
   ran 0.79-0.93x as fast as the 16-row dot (bfloat16, BUILD_NOTES.md)."""
   return (np.dtype(dtype) == np.float32 and not validation.is_symbolic(m, n)
           and 1 in (m, n))
@@ -66,9 +66,11 @@ def vector_split(k: int, block_k: int, most: int) -> int:
 
 def vector_config(m: int, n: int, k: int) -> TileConfig:
   """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
-  other operand (narrower for a narrower output), 64-deep K-phases, 2 warps, 4 stages, K in 8 ranges. Of 9
-  vector configs timed on wild-tune's ten float32 M = 1 shapes on an H100,
-  it was within 8% of the fastest on each (BUILD_NOTES.md)."""
+  other operand (narrower for a narrower output), 64-deep K-phases, 2
+  warps, 4 stages, K in 8 ranges. Of 9 vector configs timed on wild-tune's
+  ten float32 M = 1 shapes on an H100, it was within 5% of the fastest on
+  the seven that stream over 40 MB, and 8-16% behind on two of the three
+  smallest (5-14 us; BUILD_NOTES.md)."""
   width = fit_block(n if m == 1 else m, 1, 64)
   tile = (1, width) if m == 1 else (width, 1)
   return TileConfig(*tile, 64, num_warps=2, num_stages=4,
