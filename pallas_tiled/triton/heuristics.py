@@ -66,12 +66,13 @@ def vector_split(k: int, block_k: int, most: int) -> int:
 
 def vector_config(m: int, n: int, k: int) -> TileConfig:
   """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
-  other operand (narrower for a narrower output), 64-deep K-phases, 2
-  warps, 4 stages, K in 8 ranges. Of 9 vector configs timed on wild-tune's
-  ten float32 M = 1 shapes on an H100, it was within 5% of the fastest on
-  the seven that stream over 40 MB, and 8-16% behind on two of the three
-  smallest (5-14 us; BUILD_NOTES.md)."""
-  width = fit_block(n if m == 1 else m, 1, 64)
+  other operand (16 to 64 for a narrower output: a Triton tile is at least
+  16 wide unless 1), 64-deep K-phases, 2 warps, 4 stages, K in 8 ranges.
+  Of 9 vector configs timed on wild-tune's ten float32 M = 1 shapes on an
+  H100, it was within 5% of the fastest on the seven that stream over
+  40 MB, and 8-16% behind on two of the three smallest (5-14 us;
+  BUILD_NOTES.md)."""
+  width = fit_block(n if m == 1 else m, MIN_DOT_DIM, 64)
   tile = (1, width) if m == 1 else (width, 1)
   return TileConfig(*tile, 64, num_warps=2, num_stages=4,
                     split_k=vector_split(k, 64, 8))

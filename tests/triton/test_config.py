@@ -174,7 +174,7 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
 
 @pytest.mark.parametrize("shape", [(1, 4096, 4096), (4096, 1, 4096),
                                    (1, 51865, 1280), (1000, 1, 1001),
-                                   (1, 1, 7)], ids=str)
+                                   (1, 8, 4096), (1, 1, 7)], ids=str)
 def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
   """float32 (IEEE sums, at any precision) picks and tunes vector tiles
   only, along the output's one row or column; bfloat16 none."""
@@ -185,6 +185,7 @@ def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
     tuned = pallas_tiled.candidate_configs(m, n, k, jnp.float32, precision)
     assert tuned[0] == picked and len(tuned) >= 3
     for c in tuned:
+      triton_config.check_triton_tiles(c, jnp.float32, HOPPER)
       assert (c.block_m, c.block_n)[m != 1] == 1 and not c.k_major_b
       assert c.split_k <= pl.cdiv(k, c.block_k)  # No empty K ranges.
   assert not any(c.is_vector for c in pallas_tiled.candidate_configs(
