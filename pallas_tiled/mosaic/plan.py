@@ -336,8 +336,12 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     shapes = (_tma_shape(a, swizzle, a_box, transposes[0]),
               _tma_shape(b, swizzle, b_box, transposes[1]))
     m_out, n_out = p.m, p.n
+  # TF32 operands copied anyway are rounded there (as cuBLAS rounds), not
+  # truncated by wgmma; one read through registers is rounded in the
+  # kernel (`tf32_wgmma`).
+  tf32 = dtype == jnp.float32 and not tf32x3.applies(dtype, precision)
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
-                               interpret=interpret)
+                               tf32s=(tf32, tf32), interpret=interpret)
   m_out, n_out, tiled_out = output_extent(
       m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 
 from pallas_tiled import layouts
 from pallas_tiled import vma
+from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.triton import masking
 
 # (rows, bytes per row) of one program's block, and its warps; measured on
@@ -65,6 +66,7 @@ class _Job(NamedTuple):
   dst: tuple[int, int]
   span: tuple[int, int]  # What the blocks cover of x's axes.
   transpose: bool
+  tf32: bool  # Rounds each element to TF32.
 
   @property
   def size(self) -> int:
@@ -89,6 +91,8 @@ def _kernel(*refs, jobs):
       _, i, j = job.block_index(p)
       block, span = job.block, job.span
       value = masking.load(x_ref, _mask(i, j, block, job.src, span))
+      if job.tf32:
+        value = tf32x3.round_to_tf32(value)
       if job.transpose:
         value, i, j, block, span = value.T, j, i, block[::-1], span[::-1]
       masking.store(o_ref, value, _mask(i, j, block, job.dst, span))
@@ -103,17 +107,19 @@ def _block(itemsize: int, transpose: bool, shrinks: bool):
 
 
 def relayout(x, *, shape: tuple[int, int], transpose: bool = False,
-             interpret: bool = False):
-  """x, or x with its last two axes swapped, zero-padded or cut to `shape`.
+             tf32: bool = False, interpret: bool = False):
+  """x, or x with its last two axes swapped, zero-padded or cut to `shape`,
+  and with `tf32` its elements rounded to TF32 (`tf32x3.round_to_tf32`).
 
   x: (batch, R, C). Returns (batch, *shape): element [g, r, c] is
   y[g, r, c] where y = x (or swapaxes(x, 1, 2)) has it, else 0.
   """
   return relayout_all([x], shapes=[shape], transposes=[transpose],
-                      interpret=interpret)[0]
+                      tf32s=[tf32], interpret=interpret)[0]
 
 
-def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
+def relayout_all(xs, *, shapes, transposes, tf32s=None,
+                 interpret: bool = False) -> list:
   """`relayout` of each x, with every Pallas copy among them in one launch
   (an H200 pads bfloat16 A and B for a 1000^3 product in 1.9 us together,
   2.8 us apart: BUILD_NOTES.md, issue 5, step 27).
@@ -125,10 +131,13 @@ def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
   elements or more.
   So are all copies compiled on a machine without a GPU (lowering for CUDA
   from a CPU, e.g. jax.export): jax 0.11 lowers Triton kernels only with a
-  GPU present. An x already of its shape is returned as it is.
+  GPU present. An x already of its shape is returned as it is, unrounded:
+  `tf32s` (default all False) rounds only the copies the layout needs.
   """
+  tf32s = [bool(t) for t in tf32s] if tf32s else [False] * len(xs)
   out, pallas, unaligned_pads = list(xs), [], []
-  for index, (x, shape, transpose) in enumerate(zip(xs, shapes, transposes)):
+  for index, (x, shape, transpose, tf32) in enumerate(
+      zip(xs, shapes, transposes, tf32s)):
     shape = tuple(shape)
     _, rows, cols = x.shape
     if not transpose and shape == (rows, cols):
@@ -141,27 +150,30 @@ def relayout_all(xs, *, shapes, transposes, interpret: bool = False) -> list:
     if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
         or (plain_pad and unaligned_rows and x.size >= _XLA_UNALIGNED_PAD_FROM)
         or (not interpret and jax.default_backend() != "gpu")):
-      out[index] = _xla_relayout(x, shape, transpose)
+      out[index] = _xla_relayout(x, shape, transpose, tf32)
     else:
       pallas.append(index)
       if plain_pad and unaligned_rows:
         unaligned_pads.append(index)
   if len(pallas) == 1 and pallas == unaligned_pads:  # Alone: XLA's.
     out[pallas[0]] = _xla_relayout(xs[pallas[0]], tuple(shapes[pallas[0]]),
-                                   False)
+                                   False, tf32s[pallas[0]])
     pallas = []
   if pallas:
     copied = copy_all([xs[i] for i in pallas],
                       shapes=tuple(tuple(shapes[i]) for i in pallas),
                       transposes=tuple(bool(transposes[i]) for i in pallas),
+                      tf32s=tuple(tf32s[i] for i in pallas),
                       interpret=interpret)
     for index, y in zip(pallas, copied):
       out[index] = y
   return out
 
 
-def _xla_relayout(x, shape, transpose):
+def _xla_relayout(x, shape, transpose, tf32):
   """`relayout` in XLA ops."""
+  if tf32:
+    x = tf32x3.round_to_tf32(x)
   if transpose:
     x = jnp.swapaxes(x, 1, 2)
   x = x[:, :shape[0], :shape[1]]
@@ -169,14 +181,16 @@ def _xla_relayout(x, shape, transpose):
                      (0, shape[1] - x.shape[2])])
 
 
-@functools.partial(jax.jit, static_argnames=("shapes", "transposes",
+@functools.partial(jax.jit, static_argnames=("shapes", "transposes", "tf32s",
                                              "interpret"))
 def copy_all(xs, *, shapes: tuple[tuple[int, int], ...],
-             transposes: tuple[bool, ...], interpret: bool = False):
+             transposes: tuple[bool, ...],
+             tf32s: tuple[bool, ...] | None = None, interpret: bool = False):
   """`relayout` of each x as masked Pallas copies, all in one launch: a
   1-D grid whose programs are each array's blocks in turn."""
+  tf32s = tf32s or (False,) * len(xs)
   jobs, warps, start = [], 1, 0
-  for x, shape, transpose in zip(xs, shapes, transposes):
+  for x, shape, transpose, tf32 in zip(xs, shapes, transposes, tf32s):
     batch, *src = x.shape
     out = tuple(shape[::-1]) if transpose else tuple(shape)  # In x's axes.
     shrinks = out[0] <= src[0] and out[1] <= src[1]
@@ -185,7 +199,8 @@ def copy_all(xs, *, shapes: tuple[tuple[int, int], ...],
     # Programs cover the larger of source and destination along each axis.
     grid = (batch, *(pl.cdiv(max(s, d), b) for s, d, b in zip(src, out, block)))
     span = tuple(n * b for n, b in zip(grid[1:], block))
-    job = _Job(start, grid, block, tuple(src), tuple(shape), span, transpose)
+    job = _Job(start, grid, block, tuple(src), tuple(shape), span, transpose,
+               tf32)
     jobs.append(job)
     start += job.size
 

@@ -73,8 +73,7 @@ def _a_fragments(a_smem, k):
   """This thread's A registers for each 8-wide K step, read from the
   (k, 64) M-major tile: PTX's TF32 A fragment holds (g, t), (g + 8, t),
   (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where g = lane / 4 and
-  t = lane % 4."""
-  i32 = ir.IntegerType.get_signless(32)
+  t = lane % 4. Each is rounded to TF32 on the way."""
   index = ir.IndexType.get()
   tid = mgpu_utils.thread_idx()
   lane = arith.remui(tid, _i32(32))
@@ -82,11 +81,19 @@ def _a_fragments(a_smem, k):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
-  return [[arith.bitcast(i32, _load(a_smem,
-                                    arith.addi(t, _index(q * _K_INSTR + dk)),
-                                    arith.addi(row, _index(dm))))
+  return [[_rounded(_load(a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
+                          arith.addi(row, _index(dm))))
            for dk in (0, 4) for dm in (0, 8)]
           for q in range(k // _K_INSTR)]
+
+
+def _rounded(value):
+  """A float32 register rounded to TF32 (nearest, ties away from zero), as
+  an i32: wgmma would truncate it (2.7x cuBLAS's error; rounding one
+  operand 1.6x, both 1.0x: BUILD_NOTES.md)."""
+  i32 = ir.IntegerType.get_signless(32)
+  return llvm.inline_asm(i32, [value], "cvt.rna.tf32.f32 $0, $1;", "=r,f",
+                         asm_dialect=0)
 
 
 def _barrier(values):

@@ -124,6 +124,28 @@ def test_ping_pong_candidates_compiled(dtype, rng):
     helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.skipif(not helpers.ON_GPU, reason="TF32 exists only on the GPU:"
+                    " interpreted, float32 products are exact")
+@pytest.mark.parametrize("config", [
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
+                              wg_dimension="m", epi_tile_n=32),
+    pallas_tiled.MosaicConfig(tile_m=128, tile_n=128, tile_k=32)],
+                         ids=["registers", "copied-b"])
+def test_tf32_rounds_one_operand(config, rng):
+  """Default-precision float32 rounds one operand to TF32 (in registers,
+  or in B's transposing copy) where wgmma truncates the other: about 1.6x
+  jnp.matmul's error, which rounds both; truncating both was 2.7x."""
+  a, b = helpers.random_operands(rng, 2048, 2048, 2048, jnp.float32)
+  registers = config.tile_n == 256  # 2048^2 in 128x128 tiles copies B.
+  assert mosaic_plan.host_layout(2048, 2048, 2048, config, jnp.float32,
+                                 jnp.float32).copied_bytes == (
+                                     0 if registers else 2 * b.nbytes)
+  ref = np.matmul(helpers.as_f64(a), helpers.as_f64(b))
+  ours = accuracy.relative_error(pallas_tiled.matmul(a, b, config=config),
+                                 ref)
+  assert ours < 2.0 * accuracy.relative_error(jnp.matmul(a, b), ref)
+
+
 # Consumer tiles of 64x256, the width at which compiled TF32 reads an M-major
 # A through registers: split along M or N, one K-group or two. (Interpreted,
 # every config takes the same K-major path, so the CPU runs one.)
@@ -366,6 +388,12 @@ LOWERING_CASES = [
                    "pallas_tiled_mosaic_matmul",
                    id=f"{_dtype_id(dtype)}-{layout}")
       for dtype in helpers.DTYPES for layout in ("nn", "tn", "nt", "tt")),
+    # TF32 reading an operand through registers rounds it there, as cuBLAS
+    # rounds its inputs (wgmma would truncate).
+    pytest.param(jnp.float32, "nn", 1024,
+                 pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
+                                           wg_dimension="m", epi_tile_n=32),
+                 None, "cvt.rna.tf32.f32", id="float32-registers-rounded"),
     # Clusters with TMA multicast (jax 0.10's interpreter cannot run them,
     # so CI sees them only here).
     *(pytest.param(dtype, "nn", 512,

@@ -23,10 +23,18 @@ def _expected(x, shape, transpose):
   return out
 
 
-def _pallas_copy(x, *, shape, transpose, interpret):
+def _pallas_copy(x, *, shape, transpose, tf32=False, interpret):
   """One array through `copy_all`: the Pallas kernel, whatever the shapes."""
   return relayout.copy_all([x], shapes=(shape,), transposes=(transpose,),
-                           interpret=interpret)[0]
+                           tf32s=(tf32,), interpret=interpret)[0]
+
+
+def _tf32_rna(x):
+  """x rounded to TF32 (nearest, ties away from zero) in NumPy, infinities
+  and NaNs kept: what cvt.rna.tf32.f32 does."""
+  bits = np.asarray(x, np.float32).view(np.uint32)
+  rounded = ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000))
+  return np.where(np.isfinite(x), rounded.view(np.float32), x)
 
 
 @pytest.mark.parametrize("src, shape, transpose, dtype", [
@@ -52,6 +60,25 @@ def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
   assert out.shape == (2, *shape) and out.dtype == dtype
   np.testing.assert_array_equal(np.asarray(out, np.float32),
                                 _expected(x, shape, transpose))
+
+
+@pytest.mark.parametrize("src, shape, transpose", [
+    ((127, 129), (136, 160), True), ((1, 7), (8, 32), False),
+    ((65, 70), (70, 65), True)], ids=["transpose-pad", "pad", "transpose"])
+@pytest.mark.parametrize("fn", [relayout.relayout, _pallas_copy],
+                         ids=["relayout", "copy"])
+def test_tf32_copies_round_to_nearest(src, shape, transpose, fn, rng):
+  """A float32 operand copied for TF32 comes out rounded to TF32, as cuBLAS
+  rounds its inputs (wgmma truncates): ties away from zero, infinities and
+  NaNs kept (the plain transpose goes to XLA)."""
+  x = np.array(helpers.random_array(rng, (2, *src), jnp.float32))
+  x.flat[:6] = [np.inf, -np.inf, np.nan, 1 + 2**-11, -(1 + 2**-11),
+                1 + 2**-11 - 2**-23]  # The ties round up, the last down.
+  out = fn(jnp.asarray(x), shape=shape, transpose=transpose, tf32=True,
+           interpret=not helpers.ON_GPU)
+  expected = _expected(_tf32_rna(x), shape, transpose)
+  assert (np.asarray(out).view(np.uint32) & 0x1FFF).max() == 0
+  np.testing.assert_array_equal(np.asarray(out), expected)
 
 
 def test_copy_all_shares_one_launch(rng):
