@@ -129,7 +129,8 @@ def test_ping_pong_candidates_compiled(dtype, rng):
 @pytest.mark.parametrize("config", [
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                               wg_dimension="m", epi_tile_n=32),
-    pallas_tiled.MosaicConfig(tile_m=128, tile_n=128, tile_k=32)],
+    pallas_tiled.MosaicConfig(tile_m=128, tile_n=128, tile_k=32,
+                              epi_tile_n=32)],
                          ids=["registers", "copied-b"])
 def test_tf32_rounds_one_operand(config, rng):
   """Default-precision float32 rounds one operand to TF32 (in registers,
