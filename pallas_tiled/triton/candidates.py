@@ -20,7 +20,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
   rather than a full product, so that tuning one shape costs 8 to 32
-  compiles (float64's, not measured yet, are smaller tiles). Every
+  compiles (float64's, not measured yet, are smaller tiles; a float32
+  matrix-vector product's, vector tiles only, 3 to 5). Every
   candidate passes `check_triton_tiles` for `compute_capability`.
   """
   wide = np.dtype(dtype).itemsize == 4

@@ -35,7 +35,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
                       compute_capability=device.HOPPER, *,
                       backend: str = "triton") -> list:
   """Configs worth timing for one problem on `backend`, the heuristic's
-  choice first: `triton.candidates` (8 to 32 compiles per shape, each
+  choice first: `triton.candidates` (3 to 32 compiles per shape, each
   passing `check_triton_tiles` for `compute_capability`) or
   `mosaic.candidates` (up to 27)."""
   if backend == "mosaic":
