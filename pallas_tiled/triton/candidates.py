@@ -113,11 +113,7 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   """The runners-up to `heuristics.vector_config` on wild-tune's float32
   M = 1 shapes (H100): 32- to 64-wide strips (down to 16 for a narrower
   output), 64- to 128-deep K-phases, over 4 to 16 K ranges."""
-  configs = []
-  for width, block_k, split in ((64, 64, 16), (64, 128, 4), (32, 128, 8),
-                                (64, 64, 4)):
-    width = heuristics.fit_block(n if m == 1 else m, MIN_DOT_DIM, width)
-    tile = (1, width) if m == 1 else (width, 1)
-    configs.append(TileConfig(*tile, block_k, 4, 3, split_k=(
-        heuristics.vector_split(k, block_k, split))))
-  return configs
+  return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, 4, 3,
+                     split_k=heuristics.vector_split(k, block_k, split))
+          for width, block_k, split in ((64, 64, 16), (64, 128, 4),
+                                        (32, 128, 8), (64, 64, 4))]

@@ -64,6 +64,14 @@ def vector_split(k: int, block_k: int, most: int) -> int:
   return min(most, 1 << (phases.bit_length() - 1))
 
 
+def vector_tile(m: int, n: int, width: int) -> tuple[int, int]:
+  """(block_m, block_n) of a vector tile along an (m, n) output's one row
+  (m = 1) or column: `width` wide, down to 16 for a narrower output (a
+  Triton tile is at least 16 wide unless 1)."""
+  width = fit_block(n if m == 1 else m, MIN_DOT_DIM, width)
+  return (1, width) if m == 1 else (width, 1)
+
+
 def vector_config(m: int, n: int, k: int) -> TileConfig:
   """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
   other operand (16 to 64 for a narrower output: a Triton tile is at least
@@ -72,9 +80,7 @@ def vector_config(m: int, n: int, k: int) -> TileConfig:
   H100, it was within 5% of the fastest on the seven that stream over
   40 MB, and 8-16% behind on two of the three smallest (5-14 us;
   BUILD_NOTES.md)."""
-  width = fit_block(n if m == 1 else m, MIN_DOT_DIM, 64)
-  tile = (1, width) if m == 1 else (width, 1)
-  return TileConfig(*tile, 64, num_warps=2, num_stages=4,
+  return TileConfig(*vector_tile(m, n, 64), 64, num_warps=2, num_stages=4,
                     split_k=vector_split(k, 64, 8))
 
 
