@@ -37,7 +37,9 @@ _CUT_BLOCK, _CUT_WARPS = (16, 1024), 4
 _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS = (64, 64), 8
 # Plain float32 transposes before the suites' matmuls: XLA's took 2.15 and
 # 8.9 us at 1024^2 and 2048^2 (ours 2.3, 9.4); ours 32.8 and 114.5 us at
-# 4096^2 and 4096x14336 (XLA's 33.6, 121.8).
+# 4096^2 and 4096x14336 (XLA's 33.6, 121.8). Not transposes that round to
+# TF32: XLA splits those into three fusions (an H100, 768^2: 10.2 us, 5x its
+# plain transpose; BUILD_NOTES.md, fourteenth session).
 _XLA_TRANSPOSE_BELOW = 1 << 23
 # Pads of rows that are not 16-byte multiples, which Triton loads element by
 # element: alone, XLA's pad was faster (1023x8191 bfloat16: 11.5 us vs 13.0);
@@ -125,10 +127,10 @@ def relayout_all(xs, *, shapes, transposes, tf32s=None,
   2.8 us apart: BUILD_NOTES.md, issue 5, step 27).
 
   Two kinds of copy are XLA's, which was faster at them: a plain transpose
-  of fewer than `_XLA_TRANSPOSE_BELOW` elements, and a plain pad of rows
-  that are not 16-byte multiples (which Triton loads element by element)
-  where it would be the launch's only copy or has `_XLA_UNALIGNED_PAD_FROM`
-  elements or more.
+  of fewer than `_XLA_TRANSPOSE_BELOW` elements that does not round to
+  TF32, and a plain pad of rows that are not 16-byte multiples (which
+  Triton loads element by element) where it would be the launch's only copy
+  or has `_XLA_UNALIGNED_PAD_FROM` elements or more.
   So are all copies compiled on a machine without a GPU (lowering for CUDA
   from a CPU, e.g. jax.export): jax 0.11 lowers Triton kernels only with a
   GPU present. An x already of its shape is returned as it is, unrounded:
@@ -147,7 +149,7 @@ def relayout_all(xs, *, shapes, transposes, tf32s=None,
     # Padding bfloat16 operands in the suites: rows of 16-byte multiples,
     # ours was faster (1000x1000: 1.4 us vs 2.3; 700x5000: 5.3 vs 6.0).
     unaligned_rows = cols % layouts.rows_alignment(x.dtype)
-    if ((plain_transpose and x.size < _XLA_TRANSPOSE_BELOW)
+    if ((plain_transpose and not tf32 and x.size < _XLA_TRANSPOSE_BELOW)
         or (plain_pad and unaligned_rows and x.size >= _XLA_UNALIGNED_PAD_FROM)
         or (not interpret and jax.default_backend() != "gpu")):
       out[index] = _xla_relayout(x, shape, transpose, tf32)

@@ -70,7 +70,7 @@ def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
 def test_tf32_copies_round_to_nearest(src, shape, transpose, fn, rng):
   """A float32 operand copied for TF32 comes out rounded to TF32, as cuBLAS
   rounds its inputs (wgmma truncates): ties away from zero, infinities and
-  NaNs kept (the plain transpose goes to XLA)."""
+  NaNs kept (`relayout`'s pad of 1x7 goes to XLA)."""
   x = np.array(helpers.random_array(rng, (2, *src), jnp.float32))
   x.flat[:6] = [np.inf, -np.inf, np.nan, 1 + 2**-11, -(1 + 2**-11),
                 1 + 2**-11 - 2**-23]  # The ties round up, the last down.
@@ -128,3 +128,16 @@ def test_unaligned_pads_share_a_launch_or_go_to_xla(count, launches, rng):
   for x, out in zip(xs, relayout.relayout_all(xs, **kwargs)):
     np.testing.assert_array_equal(np.asarray(out, np.float32),
                                   _expected(x, (40, 1088), False))
+
+
+@pytest.mark.parametrize("tf32, launches", [(False, 0), (True, 1)],
+                         ids=["plain-xla", "tf32-pallas"])
+def test_small_transposes_go_to_xla_unless_rounded(tf32, launches, rng):
+  """A small plain transpose is XLA's, but not one that rounds to TF32:
+  XLA's rounding transpose ran as three fusions, 5x its plain one (an H100,
+  BUILD_NOTES.md fourteenth session)."""
+  x = helpers.random_array(rng, (1, 65, 70), jnp.float32)
+  jaxpr = str(jax.make_jaxpr(lambda x: relayout.relayout_all(
+      [x], shapes=[(70, 65)], transposes=[True], tf32s=[tf32],
+      interpret=not helpers.ON_GPU))(x))
+  assert jaxpr.count("pallas_call") == launches
