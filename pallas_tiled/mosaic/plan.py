@@ -327,12 +327,13 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   else:
     # Zero padding along K adds nothing; A's rows past M and B's columns
     # past N only reach output elements that are never stored. Boxes are
-    # never larger than the arrays, and K spans at least as many K-tiles as
-    # the pipeline keeps in flight.
+    # never larger than the arrays. K is not padded to the pipeline's depth:
+    # jax's pipelines run fewer stages where there are fewer K-steps, and
+    # the ping-pong ring cycles through its stages across tiles. (Padding it
+    # doubled a K = 128 product's K-loop, and quadrupled float8's.)
     cta_m, cta_n = c.cta_tile
-    min_k = c.tile_k * c.max_concurrent_steps
-    a_box = (cta_m, min_k) if a_k_major else (min_k, cta_m)
-    b_box = (cta_n, min_k) if b_k_major else (min_k, cta_n)
+    a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
+    b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
     shapes = (_tma_shape(a, swizzle, a_box, transposes[0]),
               _tma_shape(b, swizzle, b_box, transposes[1]))
     m_out, n_out = p.m, p.n

@@ -294,6 +294,48 @@ def test_pipelines_within_and_across_tiles(stages, across, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Fewer K-steps than stages, in each way a CTA pipelines K: ping-pong's
+# ring, one pipeline per tile (warp-specialized or not), and one across
+# tiles (its 2 stages divide 2 K-steps). K is padded only to whole K-tiles:
+# 100 is 2 of 64, 64 is 1 (before, to the pipeline's depth: a K = 128
+# product ran a K-loop twice its length).
+SHORT_K_CONFIGS = [
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              max_concurrent_steps=4, ping_pong=True,
+                              num_sms=2),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              max_concurrent_steps=4, num_sms=2),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              max_concurrent_steps=4, warp_specialized=False),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
+                              max_concurrent_steps=2, num_sms=2),
+]
+
+
+@pytest.mark.parametrize("k", [64, 100])
+@pytest.mark.parametrize("config", SHORT_K_CONFIGS, ids=lambda c: c.label)
+def test_fewer_k_steps_than_stages(config, k, rng):
+  """Every element written and summed over all of K, on 130 x 200 outputs
+  (12 CTA tiles)."""
+  a, b = helpers.random_operands(rng, 130, 200, k, jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+def test_k_is_padded_to_whole_k_tiles_only():
+  """No copy where K is a whole number of K-tiles, however few: the
+  cost model's ping-pong pick for a K = 128 bfloat16 product copied 28 MB
+  of padding (K to 256) before its kernel ran."""
+  config = pallas_tiled.MosaicConfig(
+      tile_m=128, tile_n=192, max_concurrent_steps=4, ping_pong=True)
+  layout = lambda k: mosaic_plan.host_layout(8192, 28672, k, config,
+                                             jnp.bfloat16, jnp.bfloat16)
+  assert layout(128).copied_bytes == 0
+  assert layout(64).copied_bytes == 0
+  assert layout(100).copied_bytes > 0  # K-tiles are whole: 100 pads to 128.
+
+
 @pytest.mark.parametrize("dtype, out_dtype, epi_tile_n", [
     (jnp.bfloat16, jnp.bfloat16, 64),  # 128-byte pieces: 128-byte swizzle.
     (jnp.bfloat16, jnp.bfloat16, 32),  # 64 bytes.
