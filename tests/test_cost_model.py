@@ -26,10 +26,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # The benchmark modules.
 H100 = cost_model.HOPPER_REFERENCE_KIND
 RESULTS = ROOT / "benchmarks" / "results"
 # Each dtype's calibration runs (a later, partial one adds candidates).
+# Later runs of a shape replace its rows: the *_shortk runs re-timed the
+# shapes whose K had been padded to a pipeline's depth.
 RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_transposed.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_pingpong.jsonl"],
-        "float32": [RESULTS / "h100_wild_tune_f32.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_pingpong.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_shortk.jsonl"],
+        "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
+                    RESULTS / "h100_wild_tune_f32_shortk.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
