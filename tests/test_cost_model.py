@@ -38,7 +38,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
                           RESULTS / "h100_wild_tune_f8_bstored.jsonl",
-                          RESULTS / "h100_wild_tune_f8_split.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_split.jsonl",
+                          RESULTS / "h100_wild_tune_f8_shortk.jsonl"]}
 
 
 @pytest.fixture
