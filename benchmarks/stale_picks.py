@@ -3,8 +3,9 @@ runs: rows of ours (each the library's default pick, as run_wild.sh records
 them; not for reports of --configs runs) whose config label differs from
 the cost model's pick today on the row's device, or whose copies around the
 kernel differ (a layout rule may move a config's operands, transposed or padded,
-under an unchanged label: `plan.host_layout` against the row's kernels).
-Prints, per dtype, the shapes of the speedup statistics (>= 2^24 multiply-
+under an unchanged label: `plan.host_layout` against the row's kernels), or
+that are float32 rows timed before the kernel rounded to TF32 (their error
+over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of the speedup statistics (>= 2^24 multiply-
 adds) to re-run, as run_wild.sh's --shapes.
 
   python benchmarks/stale_picks.py \
@@ -42,9 +43,17 @@ def has_copies(kernels) -> bool:
 UNCHECKED = "unchecked"
 
 
-def stale_reason(row, num_sms: int) -> str | None:
+# A float32 row of ours over this multiple of jnp.matmul's error was timed
+# before the kernel rounded to TF32 (both operands truncated: 2.6-2.7x;
+# one rounded 1.6x, both 1.0x; BUILD_NOTES.md).
+_TRUNCATED_ERROR_RATIO = 2.0
+
+
+def stale_reason(row, num_sms: int,
+                 xla_error: float | None = None) -> str | None:
   """Why a row of ours is stale, None if it is not (or is no timed product
-  of ours), or UNCHECKED where the model makes no pick."""
+  of ours), or UNCHECKED where the model makes no pick. `xla_error`:
+  jnp.matmul's error on the row's problem, where the report has it."""
   if (row["impl"] != "tiled" or row["status"] != "ok"
       or row.get("batch", 1) != 1):
     return None
@@ -59,6 +68,10 @@ def stale_reason(row, num_sms: int) -> str | None:
     if copies != has_copies(row.get("kernels") or []):
       return (f"{pick.label} now {'with' if copies else 'without'} copies"
               " around the kernel")
+  if (dtype == "float32" and xla_error
+      and row["rel_error"] > _TRUNCATED_ERROR_RATIO * xla_error):
+    return (f"timed before TF32 rounding (error"
+            f" {row['rel_error'] / xla_error:.1f}x jnp.matmul's)")
   return None
 
 
@@ -67,13 +80,17 @@ def main(argv):
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   with open(_RESULTS.value) as f:
     rows = json.load(f)["rows"]
+  problem = lambda r: (r["m"], r["n"], r["k"], r["dtype"], r.get("batch", 1))
+  xla_errors = {problem(r): r["rel_error"] for r in rows
+                if r["impl"] == "xla" and r["status"] == "ok"}
   stale = collections.defaultdict(list)
   unchecked = collections.defaultdict(list)
   for row in rows:
     if row["m"] * row["n"] * row["k"] < report.MIN_STATS_MACS:
       continue  # Not among the speedup statistics' shapes.
     shape = f"{row['m']}x{row['n']}x{row['k']}"
-    reason = stale_reason(row, _DEVICE_SMS.value)
+    reason = stale_reason(row, _DEVICE_SMS.value,
+                          xla_errors.get(problem(row)))
     if reason == UNCHECKED:
       unchecked[row["dtype"]].append(shape)
     elif reason:

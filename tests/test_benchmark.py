@@ -270,9 +270,11 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
 def test_stale_picks_compare_label_and_copies():
   """A row is stale where the model picks another config today, or the
   same config with copies around the kernel added or gone (a layout rule
-  moved it under an unchanged label); unchecked where it picks none."""
+  moved it under an unchanged label), or a float32 row timed before TF32
+  rounding; unchecked where it picks none."""
   import stale_picks  # pylint: disable=import-outside-toplevel
   from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
+  from pallas_tiled.mosaic import plan  # pylint: disable=import-outside-toplevel
   kind, shape = "NVIDIA H100 80GB HBM3", (4096, 4096, 4096)
   pick = cost_model.choose_on(kind, 132, *shape, "bfloat16")
   assert pick.backend == "mosaic"
@@ -288,6 +290,15 @@ def test_stale_picks_compare_label_and_copies():
   # K = 14: no class of the model is calibrated there; the heuristics pick.
   tiny_k = dict(row, m=664, n=3982, k=14)
   assert stale_picks.stale_reason(tiny_k, 132) == stale_picks.UNCHECKED
+  # float32 timed before TF32 rounding: 2.6x jnp.matmul's error, not 1.6x.
+  f32 = cost_model.choose_on(kind, 132, *shape, "float32")
+  copies = plan.host_layout(*shape, f32, "float32", "float32").copied_bytes
+  f32_row = dict(row, dtype="float32", config_label=f32.label, kernels=[
+      *([["pallas_tiled_relayout", 1.0]] if copies else []), *row["kernels"]])
+  for error, stale in ((7.7e-4, True), (4.7e-4, False)):
+    reason = stale_picks.stale_reason(dict(f32_row, rel_error=error), 132,
+                                      xla_error=2.94e-4)
+    assert (reason is not None and "before TF32 rounding" in reason) == stale
 
 
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
