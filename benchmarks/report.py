@@ -31,13 +31,18 @@ def _commands(command) -> list[str]:
   return [c for part in command for c in _commands(part)]
 
 
+def problem(row) -> tuple:
+  """What a report row computes (shape, batch, dtype, precision): the rows
+  of one problem are the impls timed on it."""
+  return tuple(row.get(f) for f in _PROBLEM_FIELDS)
+
+
 def merge_reports(reports) -> dict:
   """One report of several (JSON dicts): rows in order, each problem's from
   the last report that has it; the first meta, with every command."""
   meta = dict(reports[0]["meta"])
   meta["command"] = [command for r in reports
                      for command in _commands(r["meta"]["command"])]
-  problem = lambda row: tuple(row.get(f) for f in _PROBLEM_FIELDS)
   last = {problem(row): index
           for index, r in enumerate(reports) for row in r["rows"]}
   return {"meta": meta, "rows": [

@@ -5,8 +5,9 @@ the cost model's pick today on the row's device, or whose copies around the
 kernel differ (a layout rule may move a config's operands, transposed or padded,
 under an unchanged label: `plan.host_layout` against the row's kernels), or
 that are float32 rows timed before the kernel rounded to TF32 (their error
-over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of the speedup statistics (>= 2^24 multiply-
-adds) to re-run, as run_wild.sh's --shapes.
+over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of
+the speedup statistics (>= 2^24 multiply-adds) to re-run, as run_wild.sh's
+--shapes.
 
   python benchmarks/stale_picks.py \
       --results=benchmarks/results/h100_wild_check.json
@@ -80,8 +81,7 @@ def main(argv):
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   with open(_RESULTS.value) as f:
     rows = json.load(f)["rows"]
-  problem = lambda r: (r["m"], r["n"], r["k"], r["dtype"], r.get("batch", 1))
-  xla_errors = {problem(r): r["rel_error"] for r in rows
+  xla_errors = {report.problem(r): r["rel_error"] for r in rows
                 if r["impl"] == "xla" and r["status"] == "ok"}
   stale = collections.defaultdict(list)
   unchecked = collections.defaultdict(list)
@@ -90,7 +90,7 @@ def main(argv):
       continue  # Not among the speedup statistics' shapes.
     shape = f"{row['m']}x{row['n']}x{row['k']}"
     reason = stale_reason(row, _DEVICE_SMS.value,
-                          xla_errors.get(problem(row)))
+                          xla_errors.get(report.problem(row)))
     if reason == UNCHECKED:
       unchecked[row["dtype"]].append(shape)
     elif reason:
