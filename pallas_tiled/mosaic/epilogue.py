@@ -4,7 +4,8 @@ once and stores it, piece by piece, through shared memory with TMA.
 Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
 in up to two shared-memory slots per consumer, so that one piece's TMA store
 runs while the next is written. TMA drops the parts of a store that fall
-outside the output, so edge tiles need no masks.
+outside the output, so edge tiles need no masks. Outputs whose rows TMA
+cannot address are stored from registers instead (`register_store`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 from pallas_tiled import dtypes
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
+from pallas_tiled.mosaic import register_store
 from pallas_tiled.mosaic import tf32_wgmma
 
 
@@ -50,13 +52,17 @@ def _transforms(plan: plan_lib.Plan, out_dtype):
           if piece_bytes in (32, 64, 128) else ())
 
 
-def smem_type(plan: plan_lib.Plan, out_dtype):
-  """The shared memory the epilogue stores through: (consumers, slots,
-  piece) of out_dtype."""
+def scratch(plan: plan_lib.Plan, out_dtype) -> dict:
+  """The shared memory the epilogue stores through, as `pl.run_scoped`
+  arguments: out_smem, (consumers, slots, piece) of out_dtype; none where
+  the consumers store from registers."""
+  if plan.register_out:
+    return {}
   rows, cols = _piece_shape(plan)
   shape = (cols, rows) if plan.transposed_out else (rows, cols)
-  return plgpu.SMEM((plan.config.num_compute_wgs, _slots(plan), *shape),
-                    out_dtype, transforms=_transforms(plan, out_dtype))
+  return dict(out_smem=plgpu.SMEM(
+      (plan.config.num_compute_wgs, _slots(plan), *shape), out_dtype,
+      transforms=_transforms(plan, out_dtype)))
 
 
 def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
@@ -65,10 +71,14 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   `transposed_out`)."""
   c = plan.config
   acc = dtypes.cast_result(acc, out_dtype)
-  epi_m, piece_n = _piece_shape(plan)
-  slots = _slots(plan)
   row0 = wg * c.tile_m if plan.split_m else 0
   col0 = wg * c.tile_n if plan.split_n else 0
+  if plan.register_out:
+    window = o_tile.at[pl.ds(row0, c.tile_m), pl.ds(col0, c.tile_n)]
+    register_store.store(acc, window, rows=plan.m, cols=plan.n)
+    return
+  epi_m, piece_n = _piece_shape(plan)
+  slots = _slots(plan)
   for i in range(c.tile_m // epi_m):
     for j in range(c.tile_n // piece_n):
       slot = (i * (c.tile_n // piece_n) + j) % slots
