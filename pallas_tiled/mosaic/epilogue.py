@@ -5,7 +5,8 @@ Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
 in up to two shared-memory slots per consumer, so that one piece's TMA store
 runs while the next is written. TMA drops the parts of a store that fall
 outside the output, so edge tiles need no masks. Outputs whose rows TMA
-cannot address are stored from registers instead (`register_store`).
+cannot address are stored from the pieces by the consumers' own threads
+instead (`register_store`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def _slots(plan: plan_lib.Plan) -> int:
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
+  if plan.register_out:  # Read back in rows (`register_store`).
+    return ()
   if plan.transposed_out:  # Rows of epi_m elements: 128 bytes or more.
     return plan_lib.smem_transforms(layouts.SWIZZLE_BYTES, out_dtype)
   piece_bytes = plan.config.epi_tile[1] * jnp.dtype(out_dtype).itemsize
@@ -52,17 +55,13 @@ def _transforms(plan: plan_lib.Plan, out_dtype):
           if piece_bytes in (32, 64, 128) else ())
 
 
-def scratch(plan: plan_lib.Plan, out_dtype) -> dict:
-  """The shared memory the epilogue stores through, as `pl.run_scoped`
-  arguments: out_smem, (consumers, slots, piece) of out_dtype; none where
-  the consumers store from registers."""
-  if plan.register_out:
-    return {}
+def smem_type(plan: plan_lib.Plan, out_dtype):
+  """The shared memory the epilogue stores through: (consumers, slots,
+  piece) of out_dtype."""
   rows, cols = _piece_shape(plan)
   shape = (cols, rows) if plan.transposed_out else (rows, cols)
-  return dict(out_smem=plgpu.SMEM(
-      (plan.config.num_compute_wgs, _slots(plan), *shape), out_dtype,
-      transforms=_transforms(plan, out_dtype)))
+  return plgpu.SMEM((plan.config.num_compute_wgs, _slots(plan), *shape),
+                    out_dtype, transforms=_transforms(plan, out_dtype))
 
 
 def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
@@ -71,22 +70,23 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   `transposed_out`)."""
   c = plan.config
   acc = dtypes.cast_result(acc, out_dtype)
-  row0 = wg * c.tile_m if plan.split_m else 0
-  col0 = wg * c.tile_n if plan.split_n else 0
-  if plan.register_out:
-    window = o_tile.at[pl.ds(row0, c.tile_m), pl.ds(col0, c.tile_n)]
-    register_store.store(acc, window, rows=plan.m, cols=plan.n)
-    return
   epi_m, piece_n = _piece_shape(plan)
   slots = _slots(plan)
+  row0 = wg * c.tile_m if plan.split_m else 0
+  col0 = wg * c.tile_n if plan.split_n else 0
   for i in range(c.tile_m // epi_m):
     for j in range(c.tile_n // piece_n):
       slot = (i * (c.tile_n // piece_n) + j) % slots
-      # The store that last read this slot must be done before we refill.
-      plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
+      if plan.register_out:  # Barriers around the write keep it in step.
+        out_smem[wg, slot] = piece
+        register_store.store(out_smem.at[wg, slot], o_tile.at[rows, cols],
+                             rows=plan.m, cols=plan.n)
+        continue
+      # The store that last read this slot must be done before we refill.
+      plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       if plan.transposed_out:  # o_tile is the transposed window.
         _store_transposed(plan, piece, out_smem.at[wg, slot])
         window = o_tile.at[cols, rows]

@@ -284,9 +284,9 @@ def _warp_specialized(plan, a_ref, b_ref, o_ref):
       plan, dtype, unused, unused).get_allocations(a_ref, b_ref)
 
   @functools.partial(pl.run_scoped, allocs=allocs,
-                     **epilogue.scratch(plan, o_ref.dtype),
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype),
                      collective_axes="wg")
-  def _scope(allocs, out_smem=None):
+  def _scope(allocs, out_smem):
     wg = lax.axis_index("wg")
 
     @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
@@ -399,9 +399,9 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
 
   @functools.partial(pl.run_scoped, rings=_ring_types(plan, dtype),
                      barriers=_ring_barriers(plan),
-                     **epilogue.scratch(plan, o_ref.dtype),
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype),
                      collective_axes="wg")
-  def _scope(rings, barriers, out_smem=None):
+  def _scope(rings, barriers, out_smem):
     wg = lax.axis_index("wg")
 
     def each_tile(body):
@@ -440,8 +440,9 @@ def _single_warpgroup(plan, a_ref, b_ref, o_ref):
   release_late = dict(delay_release=1)
   specs = _operand_specs(plan, a_ref.dtype, a=release_late, b=release_late)
 
-  @functools.partial(pl.run_scoped, **epilogue.scratch(plan, o_ref.dtype))
-  def _scope(out_smem=None):
+  @functools.partial(pl.run_scoped,
+                     out_smem=epilogue.smem_type(plan, o_ref.dtype))
+  def _scope(out_smem):
     @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
     def _tile_loop(loop_info):
       a_strip, b_strip, o_tile = _tile_views(plan, a_ref, b_ref, o_ref,
