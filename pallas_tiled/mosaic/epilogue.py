@@ -11,6 +11,8 @@ instead (`register_store`).
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
@@ -20,6 +22,14 @@ from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import register_store
 from pallas_tiled.mosaic import tf32_wgmma
+
+
+class OutTile(NamedTuple):
+  """A CTA's output window (its transpose with `transposed_out`), and the
+  output's row and column where the window starts."""
+  window: Any
+  row: Any
+  col: Any
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
@@ -64,10 +74,10 @@ def smem_type(plan: plan_lib.Plan, out_dtype):
                     out_dtype, transforms=_transforms(plan, out_dtype))
 
 
-def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
+def store(plan: plan_lib.Plan, acc, out_smem, o_tile: OutTile, wg,
+          out_dtype) -> None:
   """Casts consumer `wg`'s accumulated tile to `out_dtype` and stores it
-  into `o_tile` (the CTA's output window; its transpose with
-  `transposed_out`)."""
+  into the CTA's output window."""
   c = plan.config
   acc = dtypes.cast_result(acc, out_dtype)
   epi_m, piece_n = _piece_shape(plan)
@@ -80,21 +90,35 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
-      if plan.register_out:  # Barriers around the write keep it in step.
-        out_smem[wg, slot] = piece
-        register_store.store(out_smem.at[wg, slot], o_tile.at[rows, cols],
-                             rows=plan.m, cols=plan.n)
+      if plan.register_out:
+        _store_from_registers(plan, piece, out_smem.at[wg, slot], o_tile,
+                              rows, cols)
         continue
       # The store that last read this slot must be done before we refill.
       plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       if plan.transposed_out:  # o_tile is the transposed window.
         _store_transposed(plan, piece, out_smem.at[wg, slot])
-        window = o_tile.at[cols, rows]
+        window = o_tile.window.at[cols, rows]
       else:
         out_smem[wg, slot] = piece
-        window = o_tile.at[rows, cols]
+        window = o_tile.window.at[rows, cols]
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
+
+
+def _store_from_registers(plan: plan_lib.Plan, piece, smem, o_tile: OutTile,
+                          rows, cols) -> None:
+  """Stores `piece` into the window's (rows, cols) through `smem` and the
+  threads' own stores (`register_store`), unless it lies wholly outside the
+  output (whose rows TMA cannot address, so it never reaches past them).
+  Mosaic GPU puts a warpgroup barrier before and after the write to smem,
+  which keeps the reads of the last piece and of this one in step."""
+  @pl.when((o_tile.row + rows.start < plan.m)
+           & (o_tile.col + cols.start < plan.n))
+  def _inside():
+    smem[...] = piece
+    register_store.store(smem, o_tile.window.at[rows, cols], rows=plan.m,
+                         cols=plan.n)
 
 
 def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:

@@ -48,7 +48,8 @@ def store(piece_ref, window, *, rows: int, cols: int) -> None:
 
   piece_ref: an unswizzled (epi_m, epi_n) tile in shared memory, written by
   the whole warpgroup; window: its window of a (batch, rows, cols) output
-  in global memory, which may reach past the output's last row or column.
+  in global memory, which starts inside the output (its element offset
+  tells where) and may reach past its last row or column.
   Each warp stores a contiguous run of a row at a time.
   """
   width = vector_width(cols, piece_ref.dtype)
