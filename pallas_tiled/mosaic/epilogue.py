@@ -4,14 +4,10 @@ once and stores it, piece by piece, through shared memory with TMA.
 Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
 in up to two shared-memory slots per consumer, so that one piece's TMA store
 runs while the next is written. TMA drops the parts of a store that fall
-outside the output, so edge tiles need no masks. Outputs whose rows TMA
-cannot address are stored from the pieces by the consumers' own threads
-instead (`register_store`).
+outside the output, so edge tiles need no masks.
 """
 
 from __future__ import annotations
-
-from typing import Any, NamedTuple
 
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -20,16 +16,7 @@ import jax.numpy as jnp
 from pallas_tiled import dtypes
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
-from pallas_tiled.mosaic import register_store
 from pallas_tiled.mosaic import tf32_wgmma
-
-
-class OutTile(NamedTuple):
-  """A CTA's output window (its transpose with `transposed_out`), and the
-  output's row and column where the window starts."""
-  window: Any
-  row: Any
-  col: Any
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
@@ -49,8 +36,6 @@ def _slots(plan: plan_lib.Plan) -> int:
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
-  if plan.register_out:  # Read back in rows (`register_store`).
-    return ()
   if plan.transposed_out:  # Rows of epi_m elements: 128 bytes or more.
     return plan_lib.smem_transforms(layouts.SWIZZLE_BYTES, out_dtype)
   piece_bytes = plan.config.epi_tile[1] * jnp.dtype(out_dtype).itemsize
@@ -74,10 +59,10 @@ def smem_type(plan: plan_lib.Plan, out_dtype):
                     out_dtype, transforms=_transforms(plan, out_dtype))
 
 
-def store(plan: plan_lib.Plan, acc, out_smem, o_tile: OutTile, wg,
-          out_dtype) -> None:
+def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   """Casts consumer `wg`'s accumulated tile to `out_dtype` and stores it
-  into the CTA's output window."""
+  into `o_tile` (the CTA's output window; its transpose with
+  `transposed_out`)."""
   c = plan.config
   acc = dtypes.cast_result(acc, out_dtype)
   epi_m, piece_n = _piece_shape(plan)
@@ -87,38 +72,19 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile: OutTile, wg,
   for i in range(c.tile_m // epi_m):
     for j in range(c.tile_n // piece_n):
       slot = (i * (c.tile_n // piece_n) + j) % slots
+      # The store that last read this slot must be done before we refill.
+      plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
-      if plan.register_out:
-        _store_from_registers(plan, piece, out_smem.at[wg, slot], o_tile,
-                              rows, cols)
-        continue
-      # The store that last read this slot must be done before we refill.
-      plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
       if plan.transposed_out:  # o_tile is the transposed window.
         _store_transposed(plan, piece, out_smem.at[wg, slot])
-        window = o_tile.window.at[cols, rows]
+        window = o_tile.at[cols, rows]
       else:
         out_smem[wg, slot] = piece
-        window = o_tile.window.at[rows, cols]
+        window = o_tile.at[rows, cols]
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(out_smem.at[wg, slot], window)
-
-
-def _store_from_registers(plan: plan_lib.Plan, piece, smem, o_tile: OutTile,
-                          rows, cols) -> None:
-  """Stores `piece` into the window's (rows, cols) through `smem` and the
-  threads' own stores (`register_store`), unless it lies wholly outside the
-  output (whose rows TMA cannot address, so it never reaches past them).
-  Mosaic GPU puts a warpgroup barrier before and after the write to smem,
-  which keeps the reads of the last piece and of this one in step."""
-  @pl.when((o_tile.row + rows.start < plan.m)
-           & (o_tile.col + cols.start < plan.n))
-  def _inside():
-    smem[...] = piece
-    register_store.store(smem, o_tile.window.at[rows, cols], rows=plan.m,
-                         cols=plan.n)
 
 
 def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:

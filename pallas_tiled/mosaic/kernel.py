@@ -111,9 +111,9 @@ def pipelines_across_tiles(config, k_steps: int, work_items: int) -> bool:
 
 
 def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
-  """GMEM windows of this step's operand strips (over this step's K range
-  with split_k) and output tile (`epilogue.OutTile`; with split_k, o_ref
-  holds one slab of partial sums per batch element and K range)."""
+  """GMEM windows of this step's output tile and its operand strips (over
+  this step's K range with split_k; o_ref then holds one slab of partial
+  sums per batch element and K range)."""
   c = plan.config
   item, lin_idx = loop_info.index
   g, k_range = item // c.split_k, item % c.split_k
@@ -135,8 +135,7 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   a = a.at[rows, ks] if plan.a_k_major else a.at[ks, rows]
   b = b.at[cols, ks] if plan.b_k_major else b.at[ks, cols]
   o = o_ref.at[item]
-  window = o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
-  return a, b, epilogue.OutTile(window, rows.start, cols.start)
+  return a, b, o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
 
 
 def _loop_grid(plan: plan_lib.Plan) -> tuple[int, int]:

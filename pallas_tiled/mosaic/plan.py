@@ -60,8 +60,6 @@ class Plan:
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
-  `register_out`: the consumers store the output from registers, in place
-  (`register_store`), as TMA cannot address its rows.
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
@@ -77,7 +75,6 @@ class Plan:
   promote_from: int | None
   a_in_registers: bool
   transposed_out: bool
-  register_out: bool
   interpret: bool
 
   @property
@@ -203,21 +200,6 @@ def output_extent(m, n, config, out_dtype, transposed):
           True)
 
 
-def _stores_from_registers(m, n, config, out_dtype, *, transposed,
-                           interpret) -> bool:
-  """Whether the consumers store an (m, n) product from registers, in
-  place (`register_store`): compiled, one K range, not transposed, where
-  its rows are not 16-byte multiples, so that a TMA store would need the
-  output padded and cut by a copy. Its windows must fit in the output: at
-  least a cluster tile each way."""
-  cluster_m, cluster_n = config.cluster_tile
-  import os
-  force = os.environ.get("PT_REG_FORCE") == "1"
-  return (not interpret and config.split_k == 1 and not transposed
-          and (force or n * jnp.dtype(out_dtype).itemsize % _TMA_ALIGN_BYTES != 0)
-          and m >= cluster_m and n >= cluster_n)
-
-
 def _transposed_store_pays(m, n, k, config) -> bool:
   """Whether storing a float32 (m, n) output transposed, which spares the
   (k, n) transpose of B, copies less than it spares. It may pad an output
@@ -319,10 +301,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     c = dataclasses.replace(c, lowering="lane")
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   a_in_registers = registers_ok(m=p.m, n=p.n) and not a_k_major
-  register_out = _stores_from_registers(
-      p.m, p.n, c, out_dtype, transposed=transposed_out, interpret=interpret)
-  if a_in_registers or register_out:
-    # The lowering that hands inline_mgpu Mosaic GPU arrays.
+  if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
     c = dataclasses.replace(c, lowering="lane")
   promote_from, k_len = None, p.k
   if tf32x3.applies(dtype, precision):
@@ -364,17 +343,14 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   tf32 = dtype == jnp.float32 and not tf32x3.applies(dtype, precision)
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
                                tf32s=(tf32, tf32), interpret=interpret)
-  if register_out:
-    tiled_out = False
-  else:
-    m_out, n_out, tiled_out = output_extent(
-        m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
+  m_out, n_out, tiled_out = output_extent(
+      m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              register_out, interpret)
+              interpret)
   return plan, a, b
 
 
