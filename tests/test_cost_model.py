@@ -31,7 +31,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_transposed.jsonl",
                      RESULTS / "h100_wild_tune_bf16_pingpong.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_shortk.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_shortk.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_decode.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
