@@ -93,10 +93,14 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
   for bn, bkk, split in ((64, 2 * bk, 8), (64, 2 * bk, 16), (32, 4 * bk, 4),
                          (32, 4 * bk, 8)):
     configs.append(TileConfig(bm, bn, bkk, 4, 4, split_k=split))
-  # More of b in flight per program, b read in place: wider strips or more
+  if unaligned:  # Their in-place reads of unaligned rows are unmeasured.
+    return configs
+  # More of b in flight per program, b read as stored: wider strips or more
   # stages. Where N is large they stream up to 11% faster than 128-wide
   # strips over 4 stages (H100 wild-tune, cold; BUILD_NOTES.md); XLA's own
-  # Triton GEMMs there run 128- to 256-wide strips.
+  # Triton GEMMs there run 128- to 256-wide strips. Only for aligned rows:
+  # wild-tune has no large decode product with unaligned ones to calibrate
+  # them on, and read in place such rows load element by element.
   for bn, bkk, warps, stages in ((256, 2 * bk, 4, 3), (256, bk, 4, 5),
                                  (512, bk, 8, 3), (128, 2 * bk, 4, 5)):
     configs.append(TileConfig(bm, bn, bkk, warps, stages))
