@@ -3,8 +3,9 @@
 C[M, N] = A[M, K] @ B[K, N]. The shapes are the projections of published
 models (attention QKV / Q / K-V / out, MLP up / gate / down, LM heads, Mixtral
 experts and router, ViT patch embeddings and heads) at token counts from
-decode to long prefill; the gradients of some of them; and log-uniform random
-shapes. `build()` makes them deterministically (fixed seeds) and
+decode to long prefill; the gradients of some of them; log-uniform random
+shapes; and LoRA adapters beside the language models' projections (their
+products of a rank-wide output and of a rank-deep K). `build()` makes them deterministically (fixed seeds) and
 `wild_shapes.csv` beside this file holds its output, one row per distinct
 shape with every source joined by "; ".
 
@@ -37,7 +38,10 @@ import numpy as np
 CSV_PATH = pathlib.Path(__file__).resolve().parent / "wild_shapes.csv"
 FIELDS = ("m", "n", "k", "split", "kind", "source")
 SPLITS = ("tune", "check")
-KINDS = ("model", "moe", "grad", "random")  # A merged row takes the first.
+# A merged row takes the first. A kind added later goes last: the split
+# shuffles the strata in this order with one seeded stream, so the earlier
+# kinds' shapes keep their split.
+KINDS = ("model", "moe", "grad", "random", "adapter")
 REGIMES = ("decode", "small", "large")
 MAX_MNK = 2**39  # About 1.1 TFLOP (1.4 ms of bfloat16 on an H200) at most.
 
@@ -45,11 +49,13 @@ TOKEN_SEED = 2601  # Which token counts each model's projections get.
 GRAD_SEED = 2602  # Which forward products contribute their gradients.
 RANDOM_SEED = 2603  # The log-uniform random shapes.
 SPLIT_SEED = 2604  # The tune / check split.
+ADAPTER_SEED = 2605  # Each language model's adapter: projection, rank, tokens.
 CHECK_FRACTION = 0.48
 MOE_DRAWS = 2
 NUM_GRADS = 36
 NUM_RANDOM = 50
 RANDOM_MAX_DIM = 16384
+ADAPTER_RANKS = (8, 16, 32, 64)
 
 
 class Entry(NamedTuple):
@@ -331,6 +337,26 @@ def _random_entries() -> list[tuple[int, int, int, str, str]]:
   return rows
 
 
+def _adapter_entries() -> list[tuple[int, int, int, str, str]]:
+  """A LoRA adapter (Hu et al., 2021) fine-tuning each language model: a
+  rank-r pair A (K x r), B (r x N) beside one of its block's N x K
+  projections, at a prefill token count M: x @ A is M x r x K (an output r
+  wide) and (x A) @ B is M x N x r (K = r, 8 to 64: one K-phase or less)."""
+  rows = []
+  for model in MODELS:
+    if model.pool is not LLM:
+      continue
+    rng = _model_rng(ADAPTER_SEED, model.name)
+    block = [p for p in projections(model) if not p[0].startswith("LM head")]
+    label, n, k = block[rng.integers(len(block))]
+    rank = ADAPTER_RANKS[rng.integers(len(ADAPTER_RANKS))]
+    tokens, what = PREFILL[rng.integers(len(PREFILL))]
+    source = f"{model.name}: LoRA rank {rank} %s of {label} @ {what}"
+    rows += [(tokens, rank, k, "adapter", source % "x @ A"),
+             (tokens, n, rank, "adapter", source % "(x A) @ B")]
+  return rows
+
+
 def _split(shapes: dict) -> dict:
   """(m, n, k) -> split: within each (kind, regime) stratum, a seeded shuffle
   of its sorted shapes puts CHECK_FRACTION of them (at least one of two or
@@ -356,7 +382,8 @@ def build() -> list[Entry]:
 
   Deterministic: every draw comes from a fixed seed."""
   forward = [row for model in MODELS for row in _model_entries(model)]
-  rows = forward + _grad_entries(forward) + _random_entries()
+  rows = (forward + _grad_entries(forward) + _random_entries()
+          + _adapter_entries())
   kinds, sources = {}, collections.defaultdict(list)
   for m, n, k, kind, source in rows:
     shape = (m, n, k)
