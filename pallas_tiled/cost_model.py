@@ -136,14 +136,15 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
                                        or c.split_k == 1)
             and not _slow_in_place_tf32(c, m, n, k, dtype)]
   first = default_tiled_config(m, n, k, dtype, precision)
-  configs = [first]
+  # Smaller tiles where K fits one K-phase (the stores bound those).
+  configs = [first, *triton_candidates.short_k_configs(first, k, dtype)]
   if first.align_operands and not first.k_major_b:
     # Unaligned rows read in place, no pads: the best candidate on 3 H100
     # wild-tune shapes with N unaligned (128x50257x768 and the like) and on
     # small ones with K unaligned (184x2486x111: 0.81x jnp.matmul, aligned
     # 0.49x), 2.3-12.5x the best on large ones with K unaligned, which the
     # extra_ops and unaligned_serial terms tell apart.
-    configs.append(dataclasses.replace(first, align_operands=False))
+    configs += [dataclasses.replace(c, align_operands=False) for c in configs]
   if first.k_major_b and jnp.dtype(dtype).itemsize == 1:
     # float8 b read as stored, without the transpose pass wgmma wants: on
     # the H100's float8 wild-check, outputs of 128 to 768 rows spent 60-70%

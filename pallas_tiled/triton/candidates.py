@@ -46,6 +46,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
   else:
+    candidates += short_k_configs(candidates[0], k, dtype)
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
               (128, 64, 4), (64, 128, 4)]
     if wide:
@@ -68,6 +69,21 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   tiles = lambda c: pl.cdiv(m, c.block_m) * pl.cdiv(n, c.block_n)
   return [c for c in valid if c is candidates[0] or layouts.is_skinny(m, n)
           or tiles(c) >= device.sm_count() // 4]
+
+
+def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
+  """Where K fits in one 128-byte K-phase (LoRA's (x A) @ B, K = its rank of 8
+  to 64; tiny random K), each program loads its strips once, multiplies once
+  and stores: smaller tiles than the heuristic's 128x256 (96 programs for
+  664x3982x14 on 132 SMs) give more programs to overlap those stores.
+  128x128, 64x128 and 128x64 tiles over two stages, with `first`'s K-phase
+  and operand layout."""
+  if k > layouts.swizzle_elements(dtype):
+    return []
+  return [TileConfig(bm, bn, first.block_k, 4, 2, group_m=16,
+                     k_major_b=first.k_major_b,
+                     align_operands=first.align_operands)
+          for bm, bn in ((128, 128), (64, 128), (128, 64))]
 
 
 def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:

@@ -198,6 +198,19 @@ def test_skinny_candidates_split_k():
   assert all(c.block_m == 16 for c in candidates)
 
 
+@pytest.mark.parametrize("k, short", [(8, True), (64, True), (65, False)],
+                         ids=["k8", "k64-one-phase", "k65-two-phases"])
+def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
+  """Where K fits one 128-byte K-phase (LoRA's rank-deep products), smaller
+  tiles than the heuristic's join the candidates, over two stages."""
+  candidates = pallas_tiled.candidate_configs(2048, 8960, k, jnp.bfloat16)
+  two_stage = {(c.block_m, c.block_n) for c in candidates
+               if c.num_stages == 2}
+  assert (two_stage == {(128, 128), (64, 128), (128, 64)}) == short
+  assert not short or all(c.block_k == candidates[0].block_k for c in
+                          candidates if c.num_stages == 2)
+
+
 @pytest.mark.parametrize("n, wide", [(32000, True), (51865, False)],
                          ids=["aligned-rows", "unaligned-rows"])
 def test_decode_candidates_stream_wide_strips_over_aligned_rows_only(n, wide):
