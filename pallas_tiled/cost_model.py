@@ -111,6 +111,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       MosaicConfig(tile_m=128, tile_n=128, wg_dimension="m", **base),
       MosaicConfig(tile_m=64, tile_n=192, wg_dimension="m", **base),
       square,
+      # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
+      # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100).
+      dataclasses.replace(square, max_concurrent_steps=6),
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                    **dict(base, tile_k=2 * tile_k)),

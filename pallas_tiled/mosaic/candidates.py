@@ -57,6 +57,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **base),
         MosaicConfig(tile_m=64, wg_dimension="m",
                      max_concurrent_steps=stages, **base)]
+  candidates.append(MosaicConfig(tile_m=64, wg_dimension="m",
+                                 max_concurrent_steps=6, **base))
   for wg_dimension in ("m", "n"):
     candidates.append(MosaicConfig(
         tile_m=64, tile_n=64, wg_dimension=wg_dimension,
