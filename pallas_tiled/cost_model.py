@@ -92,8 +92,9 @@ _MOSAIC_MIN_F32_ROWS = 32
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
-  """CTA tiles of 128x256, 256x128, 128x192, 128x128, 64x256 and 128x64, a
-  cluster and a two-stage 256-byte K-tile variant of the widest; ping-pong
+  """CTA tiles of 128x256, 256x128, 128x192, 128x128 (also over six stages),
+  64x256 and 128x64, a cluster and a two-stage 256-byte K-tile variant of the
+  widest; ping-pong
   consumers (`ping_pong_variants`: a tile's store overlaps the other
   consumer's wgmmas); where K is
   long and ranges fill the SMs' rounds better (`k_range_variants`), the
