@@ -5,9 +5,9 @@ models (attention QKV / Q / K-V / out, MLP up / gate / down, LM heads, Mixtral
 experts and router, ViT patch embeddings and heads) at token counts from
 decode to long prefill; the gradients of some of them; log-uniform random
 shapes; and LoRA adapters beside the language models' projections (their
-products of a rank-wide output and of a rank-deep K). `build()` makes them deterministically (fixed seeds) and
-`wild_shapes.csv` beside this file holds its output, one row per distinct
-shape with every source joined by "; ".
+products of a rank-wide output and of a rank-deep K). `build()` makes them
+deterministically (fixed seeds) and `wild_shapes.csv` beside this file holds
+its output, one row per distinct shape with every source joined by "; ".
 
 A fixed seed splits the distinct shapes, stratified by kind and token regime,
 into `wild-tune` and `wild-check`. The rule: heuristics, cost models and

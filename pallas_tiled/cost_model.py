@@ -94,13 +94,11 @@ _MOSAIC_MIN_F32_ROWS = 32
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   """CTA tiles of 128x256, 256x128, 128x192, 128x128 (also over six stages),
   64x256 and 128x64, a cluster and a two-stage 256-byte K-tile variant of the
-  widest; ping-pong
-  consumers (`ping_pong_variants`: a tile's store overlaps the other
-  consumer's wgmmas); where K is
-  long and ranges fill the SMs' rounds better (`k_range_variants`), the
-  128x256 and 128x128 tiles over K ranges; for 16-bit inputs, the
-  transposed product's tile of 128 columns by the M width that fills the
-  rounds best (`transposed_variants`)."""
+  widest; ping-pong consumers (`ping_pong_variants`: a tile's store overlaps
+  the other consumer's wgmmas); where K is long and ranges fill the SMs'
+  rounds better (`k_range_variants`), the 128x256 and 128x128 tiles over K
+  ranges; for 16-bit inputs, the transposed product's tile of 128 columns
+  by the M width that fills the rounds best (`transposed_variants`)."""
   tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),
