@@ -18,17 +18,17 @@ from pallas_tiled.mosaic.config import transposed_variants
 
 def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   """The heuristic's choice, then CTA tiles of 128x256 (two 64x256 or two
-  128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two
-  pipeline depths (and two 64x128 over six stages, as cuBLAS runs outputs of
-  a few hundred rows with a long K), of 128x64 (two 64x64, 256-byte
-  K-tiles), of 128x192 (fewer waves where a dimension just passes a
-  multiple of 128, e.g. 4097^3), of 128x256 with 256-byte K-tiles in two
-  stages (half the barrier round trips per FLOP: bfloat16 8192^3 1.9%
-  faster on an H200, TF32 1-8% slower), and the tile orders and the cluster that came close
-  on an H200 (BUILD_NOTES.md); where K ranges fill the SMs' rounds better
-  (`k_range_variants`), 128x256 and 128x128 tiles over them; for 16-bit
-  inputs, the transposed product's tile of 128 columns by the M tile width
-  that fills the rounds best (`transposed_variants`); ping-pong consumers
+  128x128 consumers) and of 128x128 (two 128x64 or two 64x128) at two pipeline
+  depths (and two 64x128 over six stages, as cuBLAS runs outputs of a few
+  hundred rows with a long K), of 128x64 (two 64x64, 256-byte K-tiles), of
+  128x192 (fewer waves where a dimension just passes a multiple of 128, e.g.
+  4097^3), of 128x256 with 256-byte K-tiles in two stages (half the barrier
+  round trips per FLOP: bfloat16 8192^3 1.9% faster on an H200, TF32 1-8%
+  slower), and the tile orders and the cluster that came close on an H200
+  (BUILD_NOTES.md); where K ranges fill the SMs' rounds better
+  (`k_range_variants`), 128x256 and 128x128 tiles over them; for 16-bit inputs,
+  the transposed product's tile of 128 columns by the M tile width that fills
+  the rounds best (`transposed_variants`); ping-pong consumers
   (`ping_pong_variants`: one stores while the other multiplies; bfloat16
   8192x32128x768 0.93x -> 1.01x jnp.matmul on an H100).
 
