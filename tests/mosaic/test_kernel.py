@@ -110,14 +110,18 @@ def test_ping_pong_in_every_dtype(dtype, layout, rng):
 @pytest.mark.skipif(not helpers.ON_GPU, reason="compiled tiles: registers,"
                     " shared memory and ptxas exist only on the GPU")
 @pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
-def test_ping_pong_candidates_compiled(dtype, rng):
+def test_ping_pong_and_deep_candidates_compiled(dtype, rng):
   """The cost model's ping-pong candidates, 128x128 and 128x192 tiles (the
-  latter keep 192 accumulator registers per consumer thread), on a ragged
-  1000^3."""
+  latter keep 192 accumulator registers per consumer thread), and its
+  six-stage tile, on a ragged 1000^3."""
   a, b = helpers.random_operands(rng, 1000, 1000, 1000, dtype)
   configs = [c for c in cost_model.model_candidates(1000, 1000, 1000, dtype)
              if c.backend == "mosaic" and c.ping_pong]
   assert {(c.tile_m, c.tile_n) for c in configs} == {(128, 128), (128, 192)}
+  # And the six-stage 128x128 CTA tile (230400 bytes of shared memory in
+  # bfloat16, under the 232448 a block may take).
+  configs += [c for c in cost_model.model_candidates(1000, 1000, 1000, dtype)
+              if c.backend == "mosaic" and c.max_concurrent_steps == 6]
   for config in configs:
     out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
                                             config=config)

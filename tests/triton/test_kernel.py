@@ -76,9 +76,21 @@ def test_transposed_operand_kernels(config, transposes, rng):
     ((7, 129, 1000), pallas_tiled.TileConfig(16, 32, 256, split_k=8)),
     # Skinny N: odd K, so rows of a unaligned and read in place.
     ((1000, 3, 1001), pallas_tiled.TileConfig(64, 16, 128, split_k=8)),
-], ids=["decode-sk8", "skinny-n-sk8"])
+    # Decode over a 512-wide strip: N = 1000 leaves the second one partial.
+    ((5, 1000, 300), pallas_tiled.TileConfig(16, 512, 64, num_warps=8,
+                                             num_stages=3)),
+    # Short K in one K-phase: K = 14 pads to 16 (aligned copies) or is
+    # masked in place; 130 x 300 leaves partial tiles both ways.
+    ((130, 300, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
+                                             group_m=16,
+                                             align_operands=True)),
+    ((130, 300, 14), pallas_tiled.TileConfig(128, 64, 16, num_stages=2,
+                                             group_m=16)),
+], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
+        "short-k-in-place"])
 def test_decode_and_skinny_configs(shape, config, rng):
-  """The cost model's candidates for M or N <= 64: many K ranges."""
+  """The cost model's candidates for M or N <= 64 (many K ranges, wide
+  strips) and for a K of one K-phase."""
   a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
   out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
   helpers.assert_matmul_close(out, a, b)
