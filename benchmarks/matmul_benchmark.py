@@ -674,6 +674,8 @@ def main(argv):
   print(report.format_table(rows))
   if any(r.suite.startswith("wild") for r in rows):
     print(report.format_speedup_stats(rows))
+    if decode := report.format_decode_bandwidth_stats(rows):
+      print(decode)
   if on_gpu:
     print(f"copy bandwidth (1 GiB read and written): "
           f"{meta['copy_gb_per_s']:.0f} GB/s")

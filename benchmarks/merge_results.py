@@ -38,6 +38,8 @@ def main(argv):
     json.dump(merged, f, indent=1)
   rows = [types.SimpleNamespace(**row) for row in merged["rows"]]
   print(report.format_speedup_stats(rows))
+  if decode := report.format_decode_bandwidth_stats(rows):
+    print(decode)
   if _CSV_OUT.value:
     report.write_csv(rows, _CSV_OUT.value)
   if _PLOT_OUT.value:

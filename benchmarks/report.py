@@ -17,6 +17,10 @@ from typing import Any
 import numpy as np
 
 MIN_STATS_MACS = 2**24
+# Decode products of at most this many rows stream their weights: issue 27's
+# target for them is this share of the measured copy bandwidth.
+DECODE_ROWS = 16
+DECODE_TARGET_PCT = 80.0
 
 
 # What makes rows one problem: a re-run's rows of it replace the earlier's.
@@ -172,6 +176,33 @@ def format_speedup_stats(rows, impl: str = "tiled") -> str:
       f" 2^{int(math.log2(MIN_STATS_MACS))}: geomean {s['geomean']:.3f}x,"
       f" p10 {s['p10']:.3f}x, min {s['min']:.3f}x"
       for dtype, s in speedup_stats(rows, impl).items())
+
+
+def decode_bandwidth_stats(rows, impl: str = "tiled") -> dict:
+  """Per dtype: how `impl`'s checked decode rows (M <= DECODE_ROWS, at least
+  MIN_STATS_MACS) stream their operands: how many, how many reach
+  DECODE_TARGET_PCT of the copy bandwidth, and the median share."""
+  stats = {}
+  for dtype in dict.fromkeys(r.dtype for r in rows):
+    shares = [r.pct_copy_bandwidth for r in rows
+              if r.impl == impl and r.dtype == dtype and r.status == "ok"
+              and r.m <= DECODE_ROWS and getattr(r, "pct_copy_bandwidth", None)
+              and r.batch * r.m * r.n * r.k >= MIN_STATS_MACS]
+    if shares:
+      stats[dtype] = dict(
+          count=len(shares), median=float(np.median(shares)),
+          at_target=sum(s >= DECODE_TARGET_PCT for s in shares))
+  return stats
+
+
+def format_decode_bandwidth_stats(rows) -> str:
+  """One line per impl and dtype: `decode_bandwidth_stats` as text."""
+  return "\n".join(
+      f"{impl}, {dtype}, decode (M <= {DECODE_ROWS}): {s['at_target']} of"
+      f" {s['count']} shapes at >= {DECODE_TARGET_PCT:.0f}% of the copy"
+      f" bandwidth, median {s['median']:.0f}%"
+      for impl in ("tiled", "xla")
+      for dtype, s in decode_bandwidth_stats(rows, impl).items())
 
 
 def write_speedup_plot(rows, path: str, title: str,

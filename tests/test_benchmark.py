@@ -322,6 +322,28 @@ def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
   assert "bfloat16, 5 shapes of M*N*K >= 2^24: geomean 2.000x" in text
 
 
+def test_decode_bandwidth_stats_count_decode_rows_at_the_target(
+    benchmark_module):
+  """Issue 27's decode target: rows of M <= 16 at >= 80% of the copy
+  bandwidth, counted per impl and dtype over checked rows of enough work."""
+  import report  # pylint: disable=import-outside-toplevel
+  def row(m, pct, status="ok", impl="tiled", k=4096):
+    return benchmark_module.Row(
+        impl=impl, backend="triton", suite="wild-check", dtype="bfloat16",
+        batch=1, m=m, n=4096, k=k, config=None, config_label="-",
+        precision="default", status=status, pct_copy_bandwidth=pct)
+  rows = [row(1, 95.0), row(16, 80.0), row(8, 60.0),
+          row(17, 10.0),  # Not decode by the target's rule.
+          row(1, 10.0, k=16),  # 1 * 4096 * 16 < 2^24: launch-bound.
+          row(1, 10.0, status="wrong"), row(1, 50.0, impl="xla")]
+  stats = report.decode_bandwidth_stats(rows)
+  assert stats == {"bfloat16": dict(count=3, median=80.0, at_target=2)}
+  text = report.format_decode_bandwidth_stats(rows)
+  assert ("tiled, bfloat16, decode (M <= 16): 2 of 3 shapes at >= 80% of"
+          " the copy bandwidth, median 80%") in text
+  assert "xla, bfloat16, decode (M <= 16): 0 of 1 shapes" in text
+
+
 def test_a_failed_round_is_the_result(benchmark_module):
   def run(status, time_us):
     return benchmark_module.Row(
