@@ -77,8 +77,9 @@ def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
   and stores: smaller tiles than the heuristic's 128x256 (96 programs for
   664x3982x14 on 132 SMs) give more programs to overlap those stores.
   128x128, 64x128 and 128x64 tiles over two stages, with `first`'s K-phase
-  and operand layout."""
-  if k > layouts.swizzle_elements(dtype):
+  and operand layout; not for float64, whose 128x128 sums would need twice
+  the registers four warps have."""
+  if k > layouts.swizzle_elements(dtype) or np.dtype(dtype).itemsize == 8:
     return []
   return [TileConfig(bm, bn, first.block_k, 4, 2, group_m=16,
                      k_major_b=first.k_major_b,
