@@ -16,7 +16,10 @@ shift 4
 index=${shard%/*}
 shards=${shard#*/}
 workers=${WORKERS:-12}
-mkdir -p "$out"
+# The compile-ahead workers' logs go elsewhere: the device machine returns at
+# most 8 files of its output folder, and 12 logs there crowded out the JSON.
+warm_logs=${WARM_LOGS:-/tmp/run_wild_warm}
+mkdir -p "$out" "$warm_logs"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export JAX_COMPILATION_CACHE_DIR=${JAX_COMPILATION_CACHE_DIR:-/tmp/pallas_tiled_jax_cache}
 export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
@@ -30,7 +33,7 @@ for ((i = 0; i < workers; i++)); do
   # takes those with (s // shards) % workers == i.
   XLA_PYTHON_CLIENT_PREALLOCATE=false $bench --impls=tiled --backends=auto \
     --iters=1 --warmup=0 --shard=$((index + shards * i))/$((shards * workers)) \
-    "$@" >"$out/warm_$i.log" 2>&1 &
+    "$@" >"$warm_logs/warm_$i.log" 2>&1 &
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
