@@ -146,13 +146,18 @@ def write_plot(rows, path: str, title: str, *, sweep: bool) -> None:
   fig.savefig(path, dpi=110)
 
 
+def _counted_rows(rows, impl: str, dtype: str) -> list:
+  """`impl`'s checked `dtype` rows of at least MIN_STATS_MACS: the ones the
+  statistics count (smaller products time the launch)."""
+  return [r for r in rows
+          if r.impl == impl and r.dtype == dtype and r.status == "ok"
+          and r.batch * r.m * r.n * r.k >= MIN_STATS_MACS]
+
+
 def _sorted_speedups(rows, impl: str, dtype: str) -> list[float]:
-  """`impl`'s speedups over jnp.matmul on its checked `dtype` rows of at
-  least MIN_STATS_MACS, ascending."""
-  return sorted(
-      r.speedup_vs_xla for r in rows
-      if r.impl == impl and r.dtype == dtype and r.status == "ok"
-      and r.speedup_vs_xla and r.batch * r.m * r.n * r.k >= MIN_STATS_MACS)
+  """`impl`'s speedups over jnp.matmul on its `_counted_rows`, ascending."""
+  return sorted(r.speedup_vs_xla for r in _counted_rows(rows, impl, dtype)
+                if r.speedup_vs_xla)
 
 
 def speedup_stats(rows, impl: str = "tiled") -> dict[str, dict[str, float]]:
@@ -179,15 +184,13 @@ def format_speedup_stats(rows, impl: str = "tiled") -> str:
 
 
 def decode_bandwidth_stats(rows, impl: str = "tiled") -> dict:
-  """Per dtype: how `impl`'s checked decode rows (M <= DECODE_ROWS, at least
-  MIN_STATS_MACS) stream their operands: how many, how many reach
+  """Per dtype: how the decode rows (M <= DECODE_ROWS) of `impl`'s
+  `_counted_rows` stream their operands: how many, how many reach
   DECODE_TARGET_PCT of the copy bandwidth, and the median share."""
   stats = {}
   for dtype in dict.fromkeys(r.dtype for r in rows):
-    shares = [r.pct_copy_bandwidth for r in rows
-              if r.impl == impl and r.dtype == dtype and r.status == "ok"
-              and r.m <= DECODE_ROWS and getattr(r, "pct_copy_bandwidth", None)
-              and r.batch * r.m * r.n * r.k >= MIN_STATS_MACS]
+    shares = [r.pct_copy_bandwidth for r in _counted_rows(rows, impl, dtype)
+              if r.m <= DECODE_ROWS and getattr(r, "pct_copy_bandwidth", None)]
     if shares:
       stats[dtype] = dict(
           count=len(shares), median=float(np.median(shares)),
