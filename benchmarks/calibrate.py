@@ -58,6 +58,10 @@ _WORKER = flags.DEFINE_integer("worker", -1, "Internal: this worker's index.")
 _PHASE = flags.DEFINE_enum("phase", "time", ["warm", "time"],
                            "Internal: the worker's phase.")
 _START = flags.DEFINE_float("start", 0.0, "Internal: the run's start time.")
+_SCRATCH = flags.DEFINE_string(
+    "scratch", None, "Internal: the run's folder for the warm list and the"
+    " locks, kept apart from --out's (the GPU machine returns only the first"
+    " 8 files of its output folder, and these once crowded out the runs).")
 _COLD_MB = flags.DEFINE_float(
     "cold_operands_mb", 100.0, "As matmul_benchmark.py's: decode and skinny"
     " shapes (M or N <= 64) cycle through copies of their operands adding up"
@@ -192,17 +196,17 @@ def _shapes():
   return shapes[:_MAX_SHAPES.value]
 
 
-def _warmed_path() -> str:
+def _warmed_path(scratch: str) -> str:
   """The file where warm workers list the shapes they compiled."""
-  return _OUT.value + ".warmed"
+  return os.path.join(scratch, "warmed")
 
 
 def _warm(index: int) -> None:
   """Compiles this worker's shapes' jnp.matmul and reference, filling
   XLA's autotuning cache before anything is timed, until half the deadline
-  has passed; lists each shape done in `_warmed_path()`."""
+  has passed; lists each shape done in `_warmed_path`."""
   dtype = jnp.dtype(_DTYPE.value)
-  lock = filelock.FileLock(_warmed_path() + ".lock")
+  lock = filelock.FileLock(os.path.join(_SCRATCH.value, "warmed.lock"))
   for m, n, k in _shapes()[index::_WORKERS.value]:
     if time.time() - _START.value > _DEADLINE_S.value / 2:
       print(f"warm worker {index}: half the deadline, stopping before"
@@ -211,21 +215,21 @@ def _warm(index: int) -> None:
     a, b = (jax.ShapeDtypeStruct(s, dtype) for s in ((m, k), (k, n)))
     for fn in (jax.jit(jnp.matmul), _reference):
       fn.lower(a, b).compile()
-    with lock, open(_warmed_path(), "a") as out:
+    with lock, open(_warmed_path(_SCRATCH.value), "a") as out:
       out.write(f"{m}x{n}x{k}\n")
 
 
-def _warmed_shapes() -> list[tuple[int, int, int]]:
+def _warmed_shapes(scratch: str) -> list[tuple[int, int, int]]:
   """`_shapes()` that the warm phase compiled, in their order."""
-  with open(_warmed_path()) as f:
+  with open(_warmed_path(scratch)) as f:
     warmed = {tuple(suites.parse_shape(line)) for line in f.read().split()}
   return [s for s in _shapes() if tuple(s) in warmed]
 
 
 def _time(index: int) -> None:
   lock = filelock.FileLock(_LOCK.value)
-  out_lock = filelock.FileLock(_OUT.value + ".lock")
-  for m, n, k in _warmed_shapes()[index::_WORKERS.value]:
+  out_lock = filelock.FileLock(os.path.join(_SCRATCH.value, "out.lock"))
+  for m, n, k in _warmed_shapes(_SCRATCH.value)[index::_WORKERS.value]:
     if time.time() - _START.value > _DEADLINE_S.value:
       print(f"worker {index}: deadline, stopping before {m}x{n}x{k}")
       break
@@ -234,10 +238,12 @@ def _time(index: int) -> None:
         out.write(json.dumps(row) + "\n")
 
 
-def _run_workers(phase: str, env, start: float, count: int) -> list[int]:
+def _run_workers(phase: str, env, start: float, count: int,
+                 scratch: str) -> list[int]:
   procs = [subprocess.Popen(
       [sys.executable, *sys.argv, f"--worker={i}", f"--phase={phase}",
-       f"--start={start}", f"--workers={count}"], env=env)
+       f"--start={start}", f"--workers={count}", f"--scratch={scratch}"],
+      env=env)
            for i in range(count)]
   return [p.wait() for p in procs]
 
@@ -247,19 +253,21 @@ def main(argv):
   if _WORKER.value >= 0:
     return {"warm": _warm, "time": _time}[_PHASE.value](_WORKER.value)
   print(f"{len(_shapes())} shapes")  # Bad --shapes fail here, not in workers.
-  cache_dir = tempfile.mkdtemp(prefix="xla_autotune_")
+  scratch = tempfile.mkdtemp(prefix="calibrate_")
+  cache_dir = os.path.join(scratch, "xla_autotune")
   env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", XLA_FLAGS=(
       os.environ.get("XLA_FLAGS", "")
       + f" --xla_gpu_per_fusion_autotune_cache_dir={cache_dir}").strip())
   start = time.time()
-  for path in (_OUT.value, _warmed_path()):  # Workers append to them.
+  for path in (_OUT.value, _warmed_path(scratch)):  # Workers append to them.
     open(path, "w").close()
   # Fewer warm workers: each autotunes GEMMs on the GPU with their operands
   # and workspaces allocated, and 12 at once ran an H100 out of memory.
-  codes = _run_workers("warm", env, start, min(_WORKERS.value, WARM_WORKERS))
+  codes = _run_workers("warm", env, start, min(_WORKERS.value, WARM_WORKERS),
+                       scratch)
   print(f"warm phase: {time.time() - start:.0f} s,"
-        f" {len(_warmed_shapes())} of {len(_shapes())} shapes")
-  codes += _run_workers("time", env, start, _WORKERS.value)
+        f" {len(_warmed_shapes(scratch))} of {len(_shapes())} shapes")
+  codes += _run_workers("time", env, start, _WORKERS.value, scratch)
   if any(codes):
     sys.exit(f"workers exited with {codes}")
 
