@@ -103,8 +103,9 @@ def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
 def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   """Non-negative least squares on relative error: every measured time of
   every tile class timed on at least `min_shapes` shapes."""
-  seen = collections.Counter(cost_model.tile_class(c) for s in shapes
-                             for c in times[s] if not isinstance(c, str))
+  seen = collections.Counter(cost_model.tile_class(c, s[2], dtype)
+                             for s in shapes for c in times[s]
+                             if not isinstance(c, str))
   classes = sorted(c for c, n in seen.items() if n >= min_shapes)
   column = {c: len(cost_model.SHARED_TERMS) + 2 * i
             for i, c in enumerate(classes)}
@@ -112,12 +113,12 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   for shape in shapes:
     for config, time_us in times[shape].items():
       if isinstance(config, str) or (
-          cost_model.tile_class(config) not in column):
+          cost_model.tile_class(config, shape[2], dtype) not in column):
         continue
       shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
       x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
       x[:len(shared)] = shared
-      j = column[cost_model.tile_class(config)]
+      j = column[cost_model.tile_class(config, shape[2], dtype)]
       x[j:j + 2] = per_tile
       rows.append(x / time_us)
   design = np.array(rows)

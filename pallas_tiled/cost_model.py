@@ -217,14 +217,18 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
   return config_checks.passing(list(dict.fromkeys(configs)), check)
 
 
-def tile_class(config) -> str:
-  """The key of a config's per_k and per_wave coefficients: its label
-  without what the waves or a shared term account for (the SM count,
-  aligned operand copies, Mosaic's K ranges) or what changes no tile (the
-  lowering of ragged outputs, Mosaic's epilogue pieces, which candidates
-  size by bytes of the stored dtype). Transposed Mosaic configs share one
-  class whatever their M tile's width and depth: `features` scales their
-  terms by width."""
+def tile_class(config, k: int, dtype) -> str:
+  """The key of a config's per_k and per_wave coefficients on a product of
+  depth `k` in `dtype`: its label without what the waves or a shared term account for
+  (the SM count, aligned operand copies, Mosaic's K ranges) or what changes
+  no tile (the lowering of ragged outputs, Mosaic's epilogue pieces, which
+  candidates size by bytes of the stored dtype). Transposed Mosaic configs
+  share one class whatever their M tile's width and depth: `features`
+  scales their terms by width. Where all of K fits one 128-byte K-phase (a
+  LoRA rank, a tiny K: `short_k_configs`), a Triton tile is one class
+  whatever its K-phase's width, "K": there the width follows K (16, 32,
+  64 in bfloat16) rather than being chosen, and K enters through
+  `features`' k_tile."""
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
                                  lowering="warpgroup", split_k=1)
@@ -235,6 +239,11 @@ def tile_class(config) -> str:
     label = "/".join(parts)
   else:
     label = dataclasses.replace(config, align_operands=False).label
+    if (config.split_k == 1
+        and k <= min(config.block_k, layouts.swizzle_elements(dtype))):
+      parts = label.split("/")
+      parts[0] = f"{config.block_m}x{config.block_n}xK"
+      label = "/".join(parts)
   return f"{config.backend}:{label}"
 
 
@@ -332,7 +341,7 @@ def predict_us(config, m: int, n: int, k: int, dtype,
   coefs = coefs.get(regime(m, n))
   if coefs is None:
     return None
-  per_class = coefs["classes"].get(tile_class(config))
+  per_class = coefs["classes"].get(tile_class(config, k, dtype))
   if per_class is None:
     return None
   shared, per_tile = features(config, m, n, k, dtype, num_sms)

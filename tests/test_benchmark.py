@@ -287,9 +287,10 @@ def test_stale_picks_compare_label_and_copies():
   other = dict(row, config_label="128x128x64/w4/s4/g16")
   assert "pick " + pick.label in stale_picks.stale_reason(other, 132)
   assert stale_picks.stale_reason(dict(other, impl="xla"), 132) is None
-  # K = 14: no class of the model is calibrated there; the heuristics pick.
-  tiny_k = dict(row, m=664, n=3982, k=14)
-  assert stale_picks.stale_reason(tiny_k, 132) == stale_picks.UNCHECKED
+  # A float32 matrix-vector product: a rule gives it vector tiles, the
+  # model picks none.
+  vector = dict(row, m=1, n=4096, k=14336, dtype="float32")
+  assert stale_picks.stale_reason(vector, 132) == stale_picks.UNCHECKED
   # float32 timed before TF32 rounding: 2.6x jnp.matmul's error, not 1.6x.
   f32 = cost_model.choose_on(kind, 132, *shape, "float32")
   copies = plan.host_layout(*shape, f32, "float32", "float32").copied_bytes

@@ -177,11 +177,12 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
       *(((128, 128), split) for split in (3, 4, 6, 8))}
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
   wide = coefs["wide"]
-  unsplit = {cost_model.tile_class(c) for c in cost_model.model_candidates(
+  tile_class = lambda c: cost_model.tile_class(c, shape[2], jnp.bfloat16)
+  unsplit = {tile_class(c) for c in cost_model.model_candidates(
       *shape, jnp.bfloat16) if c.backend == "mosaic" and c.split_k == 1}
   for split in candidates:
-    assert cost_model.tile_class(split) in unsplit
-    per_k, per_wave = wide["classes"][cost_model.tile_class(split)]
+    assert tile_class(split) in unsplit
+    per_k, per_wave = wide["classes"][tile_class(split)]
     k_range = -(-shape[2] // split.split_k)
     waves = split.waves(*shape[:2])
     expected = (wide["launch"] + waves * (per_k * k_range / 1e3 + per_wave)
@@ -200,8 +201,9 @@ def test_decode_and_skinny_shapes_have_their_own_coefficients(hopper):
   assert [cost_model.regime(*s) for s in ((1, 4096), (4096, 64), (65, 65))
           ] == ["skinny", "skinny", "wide"]
   decode = TileConfig.from_label("16x64x128/w4/s4/sk8")
-  assert cost_model.tile_class(decode) in coefs["skinny"]["classes"]
-  assert cost_model.tile_class(decode) not in coefs["wide"]["classes"]
+  decode_class = cost_model.tile_class(decode, 8192, jnp.bfloat16)
+  assert decode_class in coefs["skinny"]["classes"]
+  assert decode_class not in coefs["wide"]["classes"]
   assert cost_model.predict_us(decode, 8, 1024, 8192, jnp.bfloat16, coefs,
                                132) > 0
   assert cost_model.predict_us(decode, 8, 1024, 8192, jnp.bfloat16,
@@ -280,7 +282,8 @@ def test_every_fitted_class_is_a_candidate():
   import wild  # pylint: disable=import-outside-toplevel
   for kinds in table.values():
     for dtype, regimes in kinds.items():
-      classes = {cost_model.tile_class(c) for e in wild.load("tune")
+      classes = {cost_model.tile_class(c, e.k, dtype)
+                 for e in wild.load("tune")
                  for c in cost_model.model_candidates(e.m, e.n, e.k, dtype)}
       for coefs in regimes.values():
         assert set(coefs["classes"]) <= classes
@@ -400,8 +403,10 @@ def test_transposed_tiles_fill_the_rounds(hopper):
   coefs = cost_model.coefficients(H100, jnp.bfloat16)
   shape = (3152, 768, 3072)  # wild-tune, where they won 1.18x.
   config = transposed(shape)[(128, 144)]
-  assert cost_model.tile_class(config) == "mosaic:64xWx64/ws-m/snake-n4/T"
-  per_k, per_wave = coefs["wide"]["classes"][cost_model.tile_class(config)]
+  assert cost_model.tile_class(config, 3072, jnp.bfloat16) == (
+      "mosaic:64xWx64/ws-m/snake-n4/T")
+  per_k, per_wave = coefs["wide"]["classes"][
+      cost_model.tile_class(config, 3072, jnp.bfloat16)]
   waves = config.waves(768, 3152) * (144 + 53) / (256 + 53)
   assert cost_model.predict_us(config, *shape, jnp.bfloat16, coefs, 132) == (
       pytest.approx(coefs["wide"]["launch"]
