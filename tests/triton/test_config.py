@@ -2,6 +2,7 @@
 of Triton's compiled path; the default tiles (`triton/heuristics.py`, and
 `naive.py`'s) and the autotuner's candidates (`triton/candidates.py`)."""
 
+import collections
 import dataclasses
 
 from jax import lax
@@ -209,6 +210,16 @@ def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
   assert (two_stage == {(128, 128), (64, 128), (128, 64)}) == short
   assert not short or all(c.block_k == candidates[0].block_k for c in
                           candidates if c.num_stages == 2)
+
+
+def test_short_k_candidates_also_read_a_k_major_b_as_stored():
+  """float32 wants b K-major (a transpose pass); with one K-phase the
+  two-stage tiles also read it as stored."""
+  candidates = pallas_tiled.candidate_configs(2048, 8960, 32, jnp.float32)
+  assert candidates[0].k_major_b
+  two_stage = collections.Counter(
+      c.k_major_b for c in candidates if c.num_stages == 2)
+  assert two_stage == {True: 3, False: 3}
 
 
 @pytest.mark.parametrize("n, wide", [(32000, True), (51865, False)],

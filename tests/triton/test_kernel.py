@@ -70,28 +70,34 @@ def test_transposed_operand_kernels(config, transposes, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
-@pytest.mark.parametrize("shape, config", [
+@pytest.mark.parametrize("shape, config, dtype", [
     # Decode: 1000 = 3 phases of 256 and a partial one, over 8 K ranges of
     # one phase each, so four ranges hold nothing and add zeros.
-    ((7, 129, 1000), pallas_tiled.TileConfig(16, 32, 256, split_k=8)),
+    ((7, 129, 1000), pallas_tiled.TileConfig(16, 32, 256, split_k=8),
+     jnp.bfloat16),
     # Skinny N: odd K, so rows of a unaligned and read in place.
-    ((1000, 3, 1001), pallas_tiled.TileConfig(64, 16, 128, split_k=8)),
+    ((1000, 3, 1001), pallas_tiled.TileConfig(64, 16, 128, split_k=8),
+     jnp.bfloat16),
     # Decode over a 512-wide strip: N = 1000 leaves the second one partial.
     ((5, 1000, 300), pallas_tiled.TileConfig(16, 512, 64, num_warps=8,
-                                             num_stages=3)),
+                                             num_stages=3), jnp.bfloat16),
     # Short K in one K-phase: K = 14 pads to 16 (aligned copies) or is
     # masked in place; 130 x 300 leaves partial tiles both ways.
     ((130, 300, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
                                              group_m=16,
-                                             align_operands=True)),
+                                             align_operands=True),
+     jnp.bfloat16),
     ((130, 300, 14), pallas_tiled.TileConfig(128, 64, 16, num_stages=2,
-                                             group_m=16)),
+                                             group_m=16), jnp.bfloat16),
+    # float32 (TF32) b read as stored, not K-major: K = 28 masks 4 of 32.
+    ((130, 300, 28), pallas_tiled.TileConfig(64, 128, 32, num_stages=2,
+                                             group_m=16), jnp.float32),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
-        "short-k-in-place"])
-def test_decode_and_skinny_configs(shape, config, rng):
+        "short-k-in-place", "short-k-f32-b-as-stored"])
+def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
-  a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
+  a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
   helpers.assert_matmul_close(out, a, b)
 
