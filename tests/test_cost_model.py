@@ -37,7 +37,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_s6.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk.jsonl",
-                    RESULTS / "h100_wild_tune_f32_lora.jsonl"],
+                    RESULTS / "h100_wild_tune_f32_lora.jsonl",
+                    RESULTS / "h100_wild_tune_f32_shortk_stored.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
@@ -45,7 +46,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_split.jsonl",
                           RESULTS / "h100_wild_tune_f8_shortk.jsonl",
                           RESULTS / "h100_wild_tune_f8_lora.jsonl",
-                          RESULTS / "h100_wild_tune_f8_decode.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_decode.jsonl",
+                          RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl"]}
 
 
 @pytest.fixture
