@@ -212,6 +212,18 @@ def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
                           candidates if c.num_stages == 2)
 
 
+@pytest.mark.parametrize("n, as_stored", [(32, True), (30, False)],
+                         ids=["aligned-rows", "unaligned-rows"])
+def test_skinny_n_candidates_also_read_a_k_major_b_as_stored(n, as_stored):
+  """float32 wants b K-major; an N <= 64 output's b is narrow, and where its
+  rows are aligned the candidates also read it as stored (no transpose
+  pass), as many as K-major."""
+  candidates = pallas_tiled.candidate_configs(2048, n, 4096, jnp.float32)
+  layouts_b = collections.Counter(c.k_major_b for c in candidates[1:])
+  assert layouts_b[True] == 8 * (1 if as_stored else 2)
+  assert layouts_b[False] == (8 if as_stored else 0)
+
+
 def test_short_k_candidates_also_read_a_k_major_b_as_stored():
   """float32 wants b K-major (a transpose pass); with one K-phase the
   two-stage tiles also read it as stored."""

@@ -89,11 +89,15 @@ def test_transposed_operand_kernels(config, transposes, rng):
      jnp.bfloat16),
     ((130, 300, 14), pallas_tiled.TileConfig(128, 64, 16, num_stages=2,
                                              group_m=16), jnp.bfloat16),
-    # float32 (TF32) b read as stored, not K-major: K = 28 masks 4 of 32.
+    # float32 (TF32) b read as stored, not K-major: K = 28 masks 4 of 32;
+    # an 8-wide output over 4 K ranges, K = 300 leaving the last partial.
     ((130, 300, 28), pallas_tiled.TileConfig(64, 128, 32, num_stages=2,
                                              group_m=16), jnp.float32),
+    ((130, 8, 300), pallas_tiled.TileConfig(64, 16, 64, split_k=4),
+     jnp.float32),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
-        "short-k-in-place", "short-k-f32-b-as-stored"])
+        "short-k-in-place", "short-k-f32-b-as-stored",
+        "skinny-n-f32-b-as-stored"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
