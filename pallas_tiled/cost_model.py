@@ -219,15 +219,15 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
 
 def tile_class(config, k: int, dtype) -> str:
   """The key of a config's per_k and per_wave coefficients on a product of
-  depth `k` in `dtype`: its label without what the waves or a shared term account for
-  (the SM count, aligned operand copies, Mosaic's K ranges) or what changes
-  no tile (the lowering of ragged outputs, Mosaic's epilogue pieces, which
-  candidates size by bytes of the stored dtype). Transposed Mosaic configs
-  share one class whatever their M tile's width and depth: `features`
-  scales their terms by width. Where all of K fits one 128-byte K-phase (a
-  LoRA rank, a tiny K: `short_k_configs`), a Triton tile is one class
-  whatever its K-phase's width, "K": there the width follows K (16, 32,
-  64 in bfloat16) rather than being chosen, and K enters through
+  depth `k` in `dtype`: its label without what the waves or a shared term
+  account for (the SM count, aligned operand copies, Mosaic's K ranges) or
+  what changes no tile (the lowering of ragged outputs, Mosaic's epilogue
+  pieces, which candidates size by bytes of the stored dtype). Transposed
+  Mosaic configs share one class whatever their M tile's width and depth:
+  `features` scales their terms by width. Where all of K fits one 128-byte
+  K-phase (a LoRA rank, a tiny K: `short_k_configs`), a Triton tile is one
+  class whatever its K-phase's width, "K": there the width follows K (16,
+  32, 64 in bfloat16) rather than being chosen, and K enters through
   `features`' k_tile."""
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,

@@ -84,10 +84,11 @@ def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
   warps have."""
   if k > layouts.swizzle_elements(dtype) or np.dtype(dtype).itemsize == 8:
     return []
+  layouts_b = [first.k_major_b] + ([False] if first.k_major_b else [])
   return [TileConfig(bm, bn, first.block_k, 4, 2, group_m=16,
                      k_major_b=k_major_b,
                      align_operands=first.align_operands)
-          for k_major_b in dict.fromkeys((first.k_major_b, False))
+          for k_major_b in layouts_b
           for bm, bn in ((128, 128), (64, 128), (128, 64))]
 
 
