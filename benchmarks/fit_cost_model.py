@@ -112,13 +112,14 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   rows = []
   for shape in shapes:
     for config, time_us in times[shape].items():
-      if isinstance(config, str) or (
-          cost_model.tile_class(config, shape[2], dtype) not in column):
+      if isinstance(config, str):
+        continue
+      j = column.get(cost_model.tile_class(config, shape[2], dtype))
+      if j is None:  # A class timed on too few shapes.
         continue
       shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
       x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
       x[:len(shared)] = shared
-      j = column[cost_model.tile_class(config, shape[2], dtype)]
       x[j:j + 2] = per_tile
       rows.append(x / time_us)
   design = np.array(rows)

@@ -239,8 +239,8 @@ def tile_class(config, k: int, dtype) -> str:
     label = "/".join(parts)
   else:
     label = dataclasses.replace(config, align_operands=False).label
-    if (config.split_k == 1
-        and k <= min(config.block_k, layouts.swizzle_elements(dtype))):
+    if (config.split_k == 1 and k <= config.block_k
+        and layouts.fits_one_k_phase(k, dtype)):
       parts = label.split("/")
       parts[0] = f"{config.block_m}x{config.block_n}xK"
       label = "/".join(parts)

@@ -52,6 +52,12 @@ def swizzle_elements(dtype) -> int:
   return rows_alignment(dtype, SWIZZLE_BYTES)
 
 
+def fits_one_k_phase(k: int, dtype) -> bool:
+  """Whether all of K fits one SWIZZLE_BYTES K-phase (a LoRA rank, a tiny
+  K): each program then loads its strips once (`short_k_configs`)."""
+  return k <= swizzle_elements(dtype)
+
+
 def has_unaligned_rows(n: int, k: int, dtype,
                        alignment_bytes: int = 16) -> bool:
   """Whether a row of `a` (K long) or of `b` (N long) is not a multiple of

@@ -82,7 +82,7 @@ def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
   cost 1.1-3 us of the H100's float32 LoRA rows (128x5120x32: 1.3 of 4.1).
   Not for float64, whose 128x128 sums would need twice the registers four
   warps have."""
-  if k > layouts.swizzle_elements(dtype) or np.dtype(dtype).itemsize == 8:
+  if not layouts.fits_one_k_phase(k, dtype) or np.dtype(dtype).itemsize == 8:
     return []
   layouts_b = [first.k_major_b] + ([False] if first.k_major_b else [])
   return [TileConfig(bm, bn, first.block_k, 4, 2, group_m=16,
