@@ -25,6 +25,7 @@ import numpy as np
 
 import wild
 from pallas_tiled import cost_model
+from pallas_tiled import layouts
 from pallas_tiled.tuning import cache as tuning_cache
 
 _RUNS = flags.DEFINE_list("runs", [], "calibrate.py outputs (JSON lines).")
@@ -102,10 +103,16 @@ def fit(times, shapes, dtype, *, num_sms=132, min_shapes=3) -> dict:
 
 def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   """Non-negative least squares on relative error: every measured time of
-  every tile class timed on at least `min_shapes` shapes."""
-  seen = collections.Counter(cost_model.tile_class(c, s[2], dtype)
-                             for s in shapes for c in times[s]
-                             if not isinstance(c, str))
+  every tile class timed on at least `min_shapes` shapes that run a K-loop
+  (K past one 128-byte K-phase), or, for a class of one-phase K alone
+  (`cost_model.tile_class`'s "xK"), on any `min_shapes` shapes. A class
+  priced at every K is not fitted on one-phase K alone: there its per-K
+  term is not seen (float32's six-stage tile, fitted on five shapes of K
+  <= 64, became the pick of most long-K float32 wild-check shapes)."""
+  seen = collections.Counter(
+      name for s in shapes for c in times[s] if not isinstance(c, str)
+      for name in [cost_model.tile_class(c, s[2], dtype)]
+      if "xK/" in name or not layouts.fits_one_k_phase(s[2], dtype))
   classes = sorted(c for c, n in seen.items() if n >= min_shapes)
   column = {c: len(cost_model.SHARED_TERMS) + 2 * i
             for i, c in enumerate(classes)}

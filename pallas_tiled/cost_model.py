@@ -187,14 +187,17 @@ def _slow_in_place_tf32(config, m, n, k, dtype) -> bool:
 def _mosaic_offered(m, n, k, dtype) -> bool:
   """Mosaic's candidates: for outputs of 128 rows and columns or more, and
   for float32 ones of more than 32 rows (more than half of one 64-row
-  tile), whose TF32 runs transposed and streams b once through registers.
+  tile), whose TF32 runs transposed and streams b once through registers;
+  where K holds one whole 128-byte K-tile or more (a shorter one would be
+  padded to it), so from K = 64 in 16-bit, where a store-bound product
+  wants TMA's stores (Triton's thread stores ran 0.76-0.81x on the H200).
   On the H100's float32 wild-tune calibration those won at 64 rows (64xNxK:
   up to 1.13x jnp.matmul, where Triton's best ran 0.68-0.76x) and lost to
   Triton at every M <= 32 (their best 0.41-0.98x, Triton's 0.91-1.24x);
   wild-tune has no such product of 33 to 63 rows, where H100 probes of
   shapes in neither split (40 to 60 rows) found Mosaic's best at 0.93-1.04x
   and Triton's at 0.45-0.79x (BUILD_NOTES.md)."""
-  return min(n, k) >= 128 and (
+  return n >= 128 and k >= layouts.swizzle_elements(dtype) and (
       m >= 128 or (m > _MOSAIC_MIN_F32_ROWS
                    and jnp.dtype(dtype) == jnp.float32))
 

@@ -34,11 +34,14 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_shortk.jsonl",
                      RESULTS / "h100_wild_tune_bf16_decode.jsonl",
                      RESULTS / "h100_wild_tune_bf16_lora.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_s6.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_s6.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_mosaic_k64.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk.jsonl",
                     RESULTS / "h100_wild_tune_f32_lora.jsonl",
-                    RESULTS / "h100_wild_tune_f32_shortk_stored.jsonl"],
+                    RESULTS / "h100_wild_tune_f32_shortk_stored.jsonl",
+                    RESULTS / "h100_wild_tune_f32_mosaic_k64.jsonl",
+                    RESULTS / "h100_wild_tune_f32_skinny_stored.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
@@ -251,6 +254,41 @@ def test_fit_leaves_out_terms_nothing_timed_exercises():
     times[s][in_place] = 50.0 + 3 * i
   assert "unaligned" in fit_cost_model.fit(times, shapes, "bfloat16",
                                            min_shapes=1)["skinny"]
+
+
+def test_classes_priced_at_every_k_are_fitted_on_k_loops():
+  """A Mosaic class timed only where K fits one K-phase gets no coefficients
+  (its per-K term is not seen there), a one-phase Triton class ("xK") does,
+  and a Mosaic class timed on K-loops too is fitted with its short-K rows."""
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  mosaic = next(c for c in cost_model.model_candidates(4096, 4096, 4096,
+                                                      jnp.bfloat16)
+                if c.backend == "mosaic")
+  triton = TileConfig.from_label("64x128x64/w4/s2/g16")
+  short = [(2048, 12288, 64), (384, 6144, 64), (8192, 4096, 32)]
+  times = {s: {mosaic: 10.0 + i, triton: 11.0 + i, "xla": 1.0}
+           for i, s in enumerate(short)}
+  classes = fit_cost_model.fit(times, short, "bfloat16")["wide"]["classes"]
+  assert set(classes) == {cost_model.tile_class(triton, 64, jnp.bfloat16)}
+  deep = [(4096, 4096, 1024), (2048, 8192, 2048), (8192, 2048, 4096)]
+  for i, s in enumerate(deep):
+    times[s] = {mosaic: 30.0 + i, "xla": 1.0}
+  classes = fit_cost_model.fit(times, short + deep, "bfloat16")["wide"][
+      "classes"]
+  assert cost_model.tile_class(mosaic, 64, jnp.bfloat16) in classes
+
+
+@pytest.mark.parametrize("dtype,k,offered", [
+    ("bfloat16", 63, False), ("bfloat16", 64, True),
+    ("float32", 31, False), ("float32", 32, True),
+    ("float8_e4m3fn", 64, False), ("float8_e4m3fn", 128, True)])
+def test_mosaic_is_offered_from_one_whole_k_tile(hopper, dtype, k, offered):
+  """Mosaic's TMA stores pay on store-bound products of a short K (bfloat16
+  2048x57344x64 on an H200: 0.93x jnp.matmul, Triton's thread stores
+  0.76x), from K of one whole 128-byte K-tile; a shorter K would be padded."""
+  hopper()
+  configs = cost_model.model_candidates(2048, 8192, k, jnp.dtype(dtype))
+  assert any(c.backend == "mosaic" for c in configs) == offered
 
 
 def test_another_hopper_part_uses_its_own_sm_count(hopper):
