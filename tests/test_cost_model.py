@@ -259,7 +259,7 @@ def test_fit_leaves_out_terms_nothing_timed_exercises():
 def test_classes_priced_at_every_k_are_fitted_on_k_loops():
   """A Mosaic class timed only where K fits one K-phase gets no coefficients
   (its per-K term is not seen there), a one-phase Triton class ("xK") does,
-  and a Mosaic class timed on K-loops too is fitted with its short-K rows."""
+  and a Mosaic class timed on K-loops too is fitted."""
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   mosaic = next(c for c in cost_model.model_candidates(4096, 4096, 4096,
                                                       jnp.bfloat16)
