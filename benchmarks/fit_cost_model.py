@@ -105,30 +105,30 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   """Non-negative least squares on relative error: every measured time of
   every tile class timed on at least `min_shapes` shapes that run a K-loop
   (K past one 128-byte K-phase), or, for a class of one-phase K alone
-  (`cost_model.tile_class`'s "xK"), on any `min_shapes` shapes. A class
+  (`cost_model.is_one_phase_class`), on any `min_shapes` shapes. A class
   priced at every K is not fitted on one-phase K alone: there its per-K
   term is not seen (float32's six-stage tile, fitted on five shapes of K
   <= 64, became the pick of most long-K float32 wild-check shapes)."""
+  timed = [(shape, config, time_us,
+            cost_model.tile_class(config, shape[2], dtype))
+           for shape in shapes for config, time_us in times[shape].items()
+           if not isinstance(config, str)]
   seen = collections.Counter(
-      name for s in shapes for c in times[s] if not isinstance(c, str)
-      for name in [cost_model.tile_class(c, s[2], dtype)]
-      if "xK/" in name or not layouts.fits_one_k_phase(s[2], dtype))
+      name for (_, _, k), config, _, name in timed
+      if cost_model.is_one_phase_class(config, k, dtype)
+      or not layouts.fits_one_k_phase(k, dtype))
   classes = sorted(c for c, n in seen.items() if n >= min_shapes)
   column = {c: len(cost_model.SHARED_TERMS) + 2 * i
             for i, c in enumerate(classes)}
   rows = []
-  for shape in shapes:
-    for config, time_us in times[shape].items():
-      if isinstance(config, str):
-        continue
-      j = column.get(cost_model.tile_class(config, shape[2], dtype))
-      if j is None:  # A class timed on too few shapes.
-        continue
-      shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
-      x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
-      x[:len(shared)] = shared
-      x[j:j + 2] = per_tile
-      rows.append(x / time_us)
+  for shape, config, time_us, name in timed:
+    if (j := column.get(name)) is None:  # A class timed on too few shapes.
+      continue
+    shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
+    x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
+    x[:len(shared)] = shared
+    x[j:j + 2] = per_tile
+    rows.append(x / time_us)
   design = np.array(rows)
   # A shared term no timed candidate exercises stays out of the table, so
   # the model never picks what would need it (predict_us).

@@ -242,12 +242,19 @@ def tile_class(config, k: int, dtype) -> str:
     label = "/".join(parts)
   else:
     label = dataclasses.replace(config, align_operands=False).label
-    if (config.split_k == 1 and k <= config.block_k
-        and layouts.fits_one_k_phase(k, dtype)):
+    if is_one_phase_class(config, k, dtype):
       parts = label.split("/")
       parts[0] = f"{config.block_m}x{config.block_n}xK"
       label = "/".join(parts)
   return f"{config.backend}:{label}"
+
+
+def is_one_phase_class(config, k: int, dtype) -> bool:
+  """Whether `config` on a product of depth `k` falls in a tile class of
+  one-phase K alone (`tile_class`'s "K" width): an unsplit Triton tile
+  whose one K-phase holds all of K."""
+  return (not isinstance(config, MosaicConfig) and config.split_k == 1
+          and k <= config.block_k and layouts.fits_one_k_phase(k, dtype))
 
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int):
