@@ -50,7 +50,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_shortk.jsonl",
                           RESULTS / "h100_wild_tune_f8_lora.jsonl",
                           RESULTS / "h100_wild_tune_f8_decode.jsonl",
-                          RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl",
+                          RESULTS / "h100_wild_tune_f8_skinny_stored.jsonl"]}
 
 
 @pytest.fixture
