@@ -92,13 +92,14 @@ _MOSAIC_MIN_F32_ROWS = 32
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
-  """CTA tiles of 128x256, 256x128, 128x192, 128x128 (also over six stages),
-  64x256 and 128x64, a cluster and a two-stage 256-byte K-tile variant of the
-  widest; ping-pong consumers (`ping_pong_variants`: a tile's store overlaps
-  the other consumer's wgmmas); where K is long and ranges fill the SMs'
-  rounds better (`k_range_variants`), the 128x256 and 128x128 tiles over K
-  ranges; for 16-bit inputs, the transposed product's tile of 128 columns
-  by the M width that fills the rounds best (`transposed_variants`)."""
+  """CTA tiles of 128x256, 256x128, 128x192, 128x128 (also over six stages
+  where they fill one round), 64x256 and 128x64, a cluster and a two-stage
+  256-byte K-tile variant of the widest; ping-pong consumers
+  (`ping_pong_variants`: a tile's store overlaps the other consumer's
+  wgmmas); where K is long and ranges fill the SMs' rounds better
+  (`k_range_variants`), the 128x256 and 128x128 tiles over K ranges; for
+  16-bit inputs, the transposed product's tile of 128 columns by the M
+  width that fills the rounds best (`transposed_variants`)."""
   tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),
@@ -110,9 +111,6 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       MosaicConfig(tile_m=128, tile_n=128, wg_dimension="m", **base),
       MosaicConfig(tile_m=64, tile_n=192, wg_dimension="m", **base),
       square,
-      # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
-      # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100).
-      dataclasses.replace(square, max_concurrent_steps=6),
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                    **dict(base, tile_k=2 * tile_k)),
@@ -120,6 +118,14 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
       *ping_pong_variants(**base),
   ]
+  if square.waves(m, n) == 1:
+    # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
+    # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100), where each CTA
+    # computes one tile: six stages seldom divide the K-steps, and a CTA
+    # whose pipeline cannot run across its tiles drains and refills it for
+    # each (H100 wild-tune, bfloat16: one round 384x5376x4096 0.99x against
+    # four stages' 0.90x; 21 rounds 1000x128256x4096 0.63x against 0.99x).
+    configs.append(dataclasses.replace(square, max_concurrent_steps=6))
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
