@@ -123,8 +123,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
     # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100), where each CTA
     # computes one tile: six stages seldom divide the K-steps, and a CTA
     # whose pipeline cannot run across its tiles drains and refills it for
-    # each (H100 wild-tune, bfloat16: one round 384x5376x4096 0.99x against
-    # four stages' 0.90x; 21 rounds 1000x128256x4096 0.63x against 0.99x).
+    # each (H100 wild-tune, bfloat16: one round, 384x5376x4096 0.99x against
+    # four stages' 0.90x; 61 rounds, 1000x128256x4096 0.63x against the
+    # pick's 0.99x).
     configs.append(dataclasses.replace(square, max_concurrent_steps=6))
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
