@@ -32,10 +32,31 @@ def as_float64(x) -> np.ndarray:
   return np.asarray(x).astype(np.float64)
 
 
-def _magnitudes(x) -> jax.Array:
-  """|x| in float32, the sizes its products' terms have."""
-  x = jnp.asarray(x)
-  return (jnp.abs(x) if jnp.iscomplexobj(x) else x).astype(jnp.float32)
+# Products up to this many multiply-adds have their terms' sizes summed on
+# the host: on the device each operation compiles once per shape (~25 ms
+# each on a CPU), far longer than the host takes for them.
+_HOST_TERMS_MAX_MACS = 2**24
+
+
+def _magnitudes(x, xp):
+  """|x| in float32 (as an array of `xp`, NumPy or jax.numpy), the sizes its
+  products' terms have."""
+  x = xp.asarray(x)
+  return (xp.abs(x) if xp.iscomplexobj(x) else x).astype(xp.float32)
+
+
+def _term_norm(a, b) -> float:
+  """‖sqrt(|A|^2 |B|^2)‖ in float32: how large the summed terms are."""
+  # A bound on the multiply-adds whatever the batch and vector shapes:
+  # size(a) * size(b) / K >= batch * M * K * N.
+  macs = np.size(a) * np.size(b) // max(np.shape(a)[-1], 1)
+  host = macs <= _HOST_TERMS_MAX_MACS
+  xp = np if host else jnp
+  a_abs, b_abs = _magnitudes(a, xp), _magnitudes(b, xp)
+  terms = (np.matmul(a_abs * a_abs, b_abs * b_abs) if host
+           else jnp.matmul(a_abs * a_abs, b_abs * b_abs,
+                           precision=lax.Precision.HIGHEST))
+  return float(xp.linalg.norm(xp.sqrt(terms)))
 
 
 def relative_error(out, ref) -> float:
@@ -75,10 +96,7 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
   """
   if jnp.issubdtype(out_dtype, jnp.integer):
     return 0.0
-  a_abs, b_abs = _magnitudes(a), _magnitudes(b)
-  terms = jnp.matmul(a_abs * a_abs, b_abs * b_abs,
-                     precision=lax.Precision.HIGHEST)
-  term_norm = float(jnp.linalg.norm(jnp.sqrt(terms)))
+  term_norm = _term_norm(a, b)
   ref_norm = float(np.linalg.norm(as_float64(ref)))
   if not ref_norm:  # Every product zero: exact; else cancellation: unknown.
     return 0.0 if not term_norm else np.inf

@@ -101,6 +101,23 @@ def test_tolerance_rejects_tf32_rounding_at_highest_precision(rng):
   assert err < accuracy.tolerance(a, b, ref, jnp.float32)
 
 
+@pytest.mark.parametrize("shapes", [((40, 30), (30, 20)),
+                                    ((3, 40, 30), (30, 20)),
+                                    ((30,), (2, 30, 20))],
+                         ids=["2d", "batched-a", "vector-a-batched-b"])
+def test_tolerance_is_the_same_on_the_host_and_the_device(shapes, rng,
+                                                          monkeypatch):
+  """Small products size their terms on the host (no compile per shape),
+  large ones on the device: both give one tolerance."""
+  a = helpers.random_array(rng, shapes[0], jnp.bfloat16)
+  b = helpers.random_array(rng, shapes[1], jnp.bfloat16)
+  ref = np.matmul(helpers.as_f64(a), helpers.as_f64(b))
+  host = accuracy.tolerance(a, b, ref, jnp.bfloat16)
+  monkeypatch.setattr(accuracy, "_HOST_TERMS_MAX_MACS", 0)
+  device = accuracy.tolerance(a, b, ref, jnp.bfloat16)
+  assert host == pytest.approx(device, rel=1e-5)
+
+
 @pytest.mark.parametrize("out, ok", [(0.0, True), (-0.0, True),
                                      (2.0**-9, False), (np.nan, False)],
                          ids=["zero", "negative-zero", "tiny", "nan"])
