@@ -37,15 +37,16 @@ def random_array(rng, shape, dtype):
   all its values."""
   dtype = jnp.dtype(dtype)
   if dtype == jnp.int8:
-    return jnp.asarray(rng.integers(-128, 128, shape), dtype)
-  if dtype in dtypes.COMPLEX_DTYPES:
-    return jnp.asarray(rng.standard_normal(shape)
-                       + 1j * rng.standard_normal(shape), dtype)
-  if dtype == jnp.float64:
-    return jnp.asarray(rng.standard_normal(shape), dtype)
+    values = rng.integers(-128, 128, shape)
+  elif dtype in dtypes.COMPLEX_DTYPES:
+    values = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  elif dtype == jnp.float64:
+    values = rng.standard_normal(shape)
+  else:
+    values = rng.standard_normal(shape, np.float32)
   # Cast on the host (ml_dtypes rounds to nearest even, as XLA does) and
   # device_put: jnp.asarray would compile a cast and a copy for each shape.
-  return jax.device_put(rng.standard_normal(shape, np.float32).astype(dtype))
+  return jax.device_put(values.astype(dtype))
 
 
 def random_operands(rng, m, n, k, dtype):

@@ -125,8 +125,8 @@ def test_operands_past_int32_elements_index_correctly(backend, a_shape,
   """Each dimension fits in int32, but offsets into a or the output pass
   2^31: the kernels' address arithmetic must not wrap. Rows at both ends
   are compared with jnp.matmul's."""
-  a = jnp.asarray(rng.standard_normal(a_shape, np.float32), jnp.bfloat16)
-  b = jnp.asarray(rng.standard_normal(b_shape, np.float32), jnp.bfloat16)
+  a = helpers.random_array(rng, a_shape, jnp.bfloat16)
+  b = helpers.random_array(rng, b_shape, jnp.bfloat16)
   out = pallas_tiled.matmul(a, b, backend=backend)
   for rows in (slice(0, 64), slice(-64, None)):
     ref = accuracy.as_float64(a[rows]) @ accuracy.as_float64(b)
