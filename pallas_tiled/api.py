@@ -200,6 +200,8 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   # What the kernels multiply: complex calls run real products.
   real_call = complex_products.real_call(call)
   backend = resolve_backend(real_call, config, backend)
+  if isinstance(config, triton_config.TileConfig):
+    triton_config.check_operand_dtype(config, real_call.dtype)
   if isinstance(config, triton_config.TileConfig) and not call.interpret:
     triton_config.check_triton_tiles(config, real_call.dtype,
                                      device.compute_capability(),

@@ -152,7 +152,8 @@ def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
   hopper()
   f8 = jnp.float8_e4m3fn
   stored = lambda *shape: [c.label for c in cost_model.model_candidates(
-      *shape, f8) if c.backend == "triton" and not c.k_major_b]
+      *shape, f8) if c.backend == "triton" and not c.k_major_b
+                            and not c.bf16_dot]
   assert stored(128, 32000, 4096) == ["128x256x128/w8/s3/g16",
                                       "128x128x128/w4/s4/g16",
                                       "64x128x256/w4/s4/g16"]
@@ -161,7 +162,10 @@ def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
       "128x128x16/w4/s2/g16/align", "64x128x16/w4/s2/g16/align",
       "128x64x16/w4/s2/g16/align",
       "128x256x16/w8/s3/g16/align", "128x128x16/w4/s4/g16/align",
-      "64x128x32/w4/s4/g16/align"]
+      "64x128x32/w4/s4/g16/align",
+      # The same, K's unaligned rows read in place (not yet calibrated).
+      "128x128x16/w4/s2/g16", "64x128x16/w4/s2/g16", "128x64x16/w4/s2/g16",
+      "128x256x16/w8/s3/g16", "128x128x16/w4/s4/g16", "64x128x32/w4/s4/g16"]
   assert not cost_model.choose(128, 32000, 4096, f8).k_major_b
   assert cost_model.choose(2048, 13824, 5120, f8).backend == "mosaic"
 
