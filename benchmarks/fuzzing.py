@@ -61,7 +61,9 @@ def _triton_fields(rng, interpret):
               group_m=int(rng.integers(1, 9)),
               split_k=int(rng.choice([1, 1, 2, 3, 4])),
               k_major_b=bool(rng.random() < 0.3),
-              align_operands=bool(rng.random() < 0.3))
+              align_operands=bool(rng.random() < 0.3),
+              # Refused for every dtype but float8, and for vector tiles.
+              bf16_dot=bool(rng.random() < 0.2))
 
 
 def _mosaic_fields(rng, interpret):
@@ -212,14 +214,18 @@ def refusal_kind(exc) -> str | None:
   frame), "late" for one pallas_tiled raised while tracing its kernel (no
   kernel has run, but its checks missed it), else None: a crash, e.g. an
   error from inside JAX's lowering. Needs traceback filtering off.
+
+  The poisoning harness (`accuracy.call_with_poisoned_output`) is no
+  pallas_tiled frame here: it calls the library from outside, through
+  jax.eval_shape and jit, like any user.
   """
   if not isinstance(exc, (ValueError, TypeError)):
     return None
   ours = os.path.dirname(pallas_tiled.__file__) + os.sep
   theirs = os.path.dirname(jax.__file__) + os.sep
   files = [f.filename for f in traceback.extract_tb(exc.__traceback__)]
-  inside = [f for i, f in enumerate(files)
-            if any(g.startswith(ours) for g in files[:i + 1])]
+  library = [f.startswith(ours) and f != accuracy.__file__ for f in files]
+  inside = files[library.index(True):] if any(library) else []
   if not inside or not inside[-1].startswith(ours):
     return None
   late = any(f.startswith(theirs) or f.endswith(("kernel.py", "autodiff.py"))

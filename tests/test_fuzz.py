@@ -5,17 +5,20 @@ every machine), on the Triton backend only: Mosaic GPU's interpreter takes
 seconds a call.
 """
 
+import functools
 import json
 import os
 import pathlib
 import subprocess
 import sys
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import pallas_tiled
+from pallas_tiled import accuracy
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BINARY = ROOT / "benchmarks" / "fuzz.py"
@@ -79,11 +82,26 @@ def test_refusals_by_design(fuzz):
   assert fuzz.expected_refusal(case, interpret=True) is None
 
 
+@pytest.fixture
+def unfiltered_tracebacks():
+  """What fuzz.py runs with: JAX's frames kept in tracebacks."""
+  before = jax.config.jax_traceback_filtering
+  jax.config.update("jax_traceback_filtering", "off")
+  yield
+  jax.config.update("jax_traceback_filtering", before)
+
+
+@pytest.mark.usefixtures("unfiltered_tracebacks")
 def test_refusal_kind(fuzz):
-  """A pallas_tiled check's error is a refusal; an error from JAX is not."""
-  with pytest.raises(ValueError) as refused:
-    pallas_tiled.matmul(jnp.ones((2, 3)), jnp.ones((4, 5)))
-  assert fuzz.refusal_kind(refused.value) == "early"
+  """A pallas_tiled check's error is a refusal, called directly or through
+  the poisoning harness (its jax.eval_shape and jit frames are the
+  caller's, not the library's); an error from JAX is not."""
+  a, b = jnp.ones((2, 3)), jnp.ones((4, 5))
+  for call in (pallas_tiled.matmul, functools.partial(
+      accuracy.call_with_poisoned_output, pallas_tiled.matmul)):
+    with pytest.raises(ValueError) as refused:
+      call(a, b)
+    assert fuzz.refusal_kind(refused.value) == "early"
   with pytest.raises(TypeError) as crashed:
     jnp.ones((2, 3)).reshape(7)
   assert fuzz.refusal_kind(crashed.value) is None
