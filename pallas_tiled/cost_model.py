@@ -184,11 +184,12 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
 def _widened_float8_configs(configs, first) -> list[TileConfig]:
   """float8 b as stored, not yet calibrated: the model prices no tile class
   or shared term it was not fitted on, so it picks none of these before
-  calibrate.py has timed them on wild-tune. Where K is unaligned, the configs' rows read in place, without
-  the two pad passes that cost 2.3 of 5.3 us of the H200's 512x8192x8
-  (0.53x jnp.matmul); and tiles widened to bfloat16 for the dot
-  (`bf16_dot`), 8 warps for 128 rows so that the accumulator and the
-  widened tiles fit the registers."""
+  calibrate.py has timed them on wild-tune. Tiles widened to bfloat16 for
+  the dot (`bf16_dot`; 8 warps for 128 rows, so that the accumulator and
+  the widened tiles fit the registers), and where rows are unaligned,
+  these and `configs`' b-as-stored ones reading them in place, without the
+  two pad passes that cost 2.3 of 5.3 us of the H200's 512x8192x8 (0.53x
+  jnp.matmul)."""
   widened = [TileConfig(bm, 128, first.block_k, num_warps=warps,
                         num_stages=4, group_m=16,
                         align_operands=first.align_operands, bf16_dot=True)
