@@ -148,13 +148,6 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   first = default_tiled_config(m, n, k, dtype, precision)
   # Smaller tiles where K fits one K-phase (the stores bound those).
   configs = [first, *triton_candidates.short_k_configs(first, k, dtype)]
-  if first.align_operands and not first.k_major_b:
-    # Unaligned rows read in place, no pads: the best candidate on 3 H100
-    # wild-tune shapes with N unaligned (128x50257x768 and the like) and on
-    # small ones with K unaligned (184x2486x111: 0.81x jnp.matmul, aligned
-    # 0.49x), 2.3-12.5x the best on large ones with K unaligned, which the
-    # extra_ops and unaligned_serial terms tell apart.
-    configs += [dataclasses.replace(c, align_operands=False) for c in configs]
   if first.k_major_b and jnp.dtype(dtype).itemsize == 1:
     # float8 b read as stored, without the transpose pass wgmma wants: on
     # the H100's float8 wild-check, outputs of 128 to 768 rows spent 60-70%
@@ -166,7 +159,18 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
                 TileConfig(128, 128, first.block_k, **common),
                 TileConfig(64, 128, 2 * first.block_k, **common)]
   if first.k_major_b and widens_to_bf16(dtype):
-    configs += _widened_float8_configs(configs, first)
+    configs += _widened_float8_configs(first)
+  if first.align_operands and (not first.k_major_b or widens_to_bf16(dtype)):
+    # Unaligned rows read in place, no pads, by the configs reading b as
+    # stored: the best candidate on 3 H100 wild-tune shapes with N unaligned
+    # (128x50257x768 and the like) and on small ones with K unaligned
+    # (184x2486x111: 0.81x jnp.matmul, aligned 0.49x), 2.3-12.5x the best
+    # on large ones with K unaligned, which the extra_ops and
+    # unaligned_serial terms tell apart. float8's are not yet calibrated
+    # (the two pad passes cost 2.3 of 5.3 us of the H200's 512x8192x8,
+    # 0.53x jnp.matmul); float32's (TF32 wants b K-major) are not offered.
+    configs += [dataclasses.replace(c, align_operands=False)
+                for c in configs if not c.k_major_b]
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
   if tiles <= _SPLIT_K_MAX_TILES_PER_SM * device.sm_count():
     bk = layouts.swizzle_elements(dtype)
@@ -181,23 +185,16 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   return configs
 
 
-def _widened_float8_configs(configs, first) -> list[TileConfig]:
-  """float8 b as stored, not yet calibrated: the model prices no tile class
-  or shared term it was not fitted on, so it picks none of these before
-  calibrate.py has timed them on wild-tune. Tiles widened to bfloat16 for
-  the dot (`bf16_dot`; 8 warps for 128 rows, so that the accumulator and
-  the widened tiles fit the registers), and where rows are unaligned,
-  these and `configs`' b-as-stored ones reading them in place, without the
-  two pad passes that cost 2.3 of 5.3 us of the H200's 512x8192x8 (0.53x
-  jnp.matmul)."""
-  widened = [TileConfig(bm, 128, first.block_k, num_warps=warps,
-                        num_stages=4, group_m=16,
-                        align_operands=first.align_operands, bf16_dot=True)
-             for bm, warps in ((128, 8), (64, 4))]
-  if not first.align_operands:
-    return widened
-  return widened + [dataclasses.replace(c, align_operands=False)
-                    for c in configs + widened if not c.k_major_b]
+def _widened_float8_configs(first) -> list[TileConfig]:
+  """float8 tiles widened to bfloat16 for the dot (`bf16_dot`), b read as
+  stored; 8 warps for 128 rows, so that the accumulator and the widened
+  tiles fit the registers. Not yet calibrated: the model prices no tile
+  class it was not fitted on, so it picks none of these before
+  calibrate.py has timed them on wild-tune."""
+  return [TileConfig(bm, 128, first.block_k, num_warps=warps, num_stages=4,
+                     group_m=16, align_operands=first.align_operands,
+                     bf16_dot=True)
+          for bm, warps in ((128, 8), (64, 4))]
 
 
 def _slow_in_place_tf32(config, m, n, k, dtype) -> bool:
