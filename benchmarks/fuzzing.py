@@ -61,9 +61,7 @@ def _triton_fields(rng, interpret):
               group_m=int(rng.integers(1, 9)),
               split_k=int(rng.choice([1, 1, 2, 3, 4])),
               k_major_b=bool(rng.random() < 0.3),
-              align_operands=bool(rng.random() < 0.3),
-              # Refused for every dtype but float8, and for vector tiles.
-              bf16_dot=bool(rng.random() < 0.2))
+              align_operands=bool(rng.random() < 0.3))
 
 
 def _mosaic_fields(rng, interpret):

@@ -200,11 +200,7 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   # What the kernels multiply: complex calls run real products.
   real_call = complex_products.real_call(call)
   backend = resolve_backend(real_call, config, backend)
-  # Interpreted, any positive tile runs, but the operands' dtype rule holds
-  # either way (the compiled path's checks include it).
-  if isinstance(config, triton_config.TileConfig) and call.interpret:
-    triton_config.check_operand_dtype(config, real_call.dtype)
-  elif isinstance(config, triton_config.TileConfig):
+  if isinstance(config, triton_config.TileConfig) and not call.interpret:
     triton_config.check_triton_tiles(config, real_call.dtype,
                                      device.compute_capability(),
                                      real_call.out_dtype)

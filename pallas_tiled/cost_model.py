@@ -61,7 +61,6 @@ from pallas_tiled.mosaic.config import transposed_variants
 from pallas_tiled.triton import candidates as triton_candidates
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
-from pallas_tiled.triton.config import widens_to_bf16
 from pallas_tiled.triton.heuristics import default_tiled_config
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 
@@ -158,17 +157,16 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
     configs += [dataclasses.replace(first, k_major_b=False),
                 TileConfig(128, 128, first.block_k, **common),
                 TileConfig(64, 128, 2 * first.block_k, **common)]
-  if first.k_major_b and widens_to_bf16(dtype):
-    configs += _widened_float8_configs(first)
-  if first.align_operands and (not first.k_major_b or widens_to_bf16(dtype)):
+  float8 = jnp.dtype(dtype) == jnp.float8_e4m3fn
+  if first.align_operands and (not first.k_major_b or float8):
     # Unaligned rows read in place, no pads, by the configs reading b as
     # stored: the best candidate on 3 H100 wild-tune shapes with N unaligned
     # (128x50257x768 and the like) and on small ones with K unaligned
-    # (184x2486x111: 0.81x jnp.matmul, aligned 0.49x), 2.3-12.5x the best
-    # on large ones with K unaligned, which the extra_ops and
-    # unaligned_serial terms tell apart. float8's are not yet calibrated
-    # (the two pad passes cost 2.3 of 5.3 us of the H200's 512x8192x8,
-    # 0.53x jnp.matmul); float32's (TF32 wants b K-major) are not offered.
+    # (184x2486x111: 0.81x jnp.matmul, aligned 0.49x; float8 2048x17920x8:
+    # 15.2 us, padded 19.0), 2.3-12.5x the best on large ones with K
+    # unaligned (float8 3821x1309x4077: 6.4x), which the extra_ops and
+    # unaligned_serial terms tell apart; float32's (TF32 wants b K-major)
+    # are not offered.
     configs += [dataclasses.replace(c, align_operands=False)
                 for c in configs if not c.k_major_b]
   tiles = pl.cdiv(m, 128) * pl.cdiv(n, 128)
@@ -183,18 +181,6 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
                                   num_warps=4, num_stages=4, split_k=split,
                                   **common))
   return configs
-
-
-def _widened_float8_configs(first) -> list[TileConfig]:
-  """float8 tiles widened to bfloat16 for the dot (`bf16_dot`), b read as
-  stored; 8 warps for 128 rows, so that the accumulator and the widened
-  tiles fit the registers. Not yet calibrated: the model prices no tile
-  class it was not fitted on, so it picks none of these before
-  calibrate.py has timed them on wild-tune."""
-  return [TileConfig(bm, 128, first.block_k, num_warps=warps, num_stages=4,
-                     group_m=16, align_operands=first.align_operands,
-                     bf16_dot=True)
-          for bm, warps in ((128, 8), (64, 4))]
 
 
 def _slow_in_place_tf32(config, m, n, k, dtype) -> bool:

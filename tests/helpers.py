@@ -97,19 +97,19 @@ def launch_jaxpr(eqn):
   return jax.make_jaxpr(launch)(*(v.aval for v in eqn.invars)).jaxpr
 
 
-def primitive_eqns(jaxpr, *, expand_kernels=False):
-  """The equations of a jaxpr and of the jaxprs in its params, in order.
+def primitive_names(jaxpr, *, expand_kernels=False):
+  """The primitives of a jaxpr and of the jaxprs in its params, in order.
 
   With `expand_kernels`, each product primitive is followed by what its
   lowering traces for the CPU (one launch: reshapes, pads, the pallas_call);
-  without it, the product primitive's own equation stands for its kernel,
-  and the kernels' bodies (their dots) are not walked.
+  without it, the product primitive's own name stands for its kernel, and
+  the kernels' bodies (their dots) are not walked.
   """
-  eqns = []
+  names = []
   for eqn in jaxpr.eqns:
-    eqns.append(eqn)
+    names.append(eqn.primitive.name)
     if eqn.primitive is autodiff.product_p and expand_kernels:
-      eqns += primitive_eqns(launch_jaxpr(eqn), expand_kernels=True)
+      names += primitive_names(launch_jaxpr(eqn), expand_kernels=True)
     if eqn.primitive.name == "pallas_call" and not expand_kernels:
       continue
     for param in eqn.params.values():
@@ -117,12 +117,6 @@ def primitive_eqns(jaxpr, *, expand_kernels=False):
       inner = param if isinstance(param, jax_core.Jaxpr) else getattr(
           param, "jaxpr", None)
       if inner is not None:
-        eqns += primitive_eqns(getattr(inner, "jaxpr", inner),
-                               expand_kernels=expand_kernels)
-  return eqns
-
-
-def primitive_names(jaxpr, *, expand_kernels=False):
-  """The primitives' names of `primitive_eqns`."""
-  return [eqn.primitive.name
-          for eqn in primitive_eqns(jaxpr, expand_kernels=expand_kernels)]
+        names += primitive_names(getattr(inner, "jaxpr", inner),
+                                 expand_kernels=expand_kernels)
+  return names

@@ -52,7 +52,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_lora.jsonl",
                           RESULTS / "h100_wild_tune_f8_decode.jsonl",
                           RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl",
-                          RESULTS / "h100_wild_tune_f8_skinny_stored.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_skinny_stored.jsonl",
+                          RESULTS / "h100_wild_tune_f8_inplace.jsonl"]}
 
 
 @pytest.fixture
@@ -152,8 +153,7 @@ def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
   hopper()
   f8 = jnp.float8_e4m3fn
   stored = lambda *shape: [c.label for c in cost_model.model_candidates(
-      *shape, f8) if c.backend == "triton" and not c.k_major_b
-                            and not c.bf16_dot]
+      *shape, f8) if c.backend == "triton" and not c.k_major_b]
   assert stored(128, 32000, 4096) == ["128x256x128/w8/s3/g16",
                                       "128x128x128/w4/s4/g16",
                                       "64x128x256/w4/s4/g16"]
@@ -163,7 +163,7 @@ def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
       "128x64x16/w4/s2/g16/align",
       "128x256x16/w8/s3/g16/align", "128x128x16/w4/s4/g16/align",
       "64x128x32/w4/s4/g16/align",
-      # The same, K's unaligned rows read in place (not yet calibrated).
+      # The same, K's unaligned rows read in place.
       "128x128x16/w4/s2/g16", "64x128x16/w4/s2/g16", "128x64x16/w4/s2/g16",
       "128x256x16/w8/s3/g16", "128x128x16/w4/s4/g16", "64x128x32/w4/s4/g16"]
   assert not cost_model.choose(128, 32000, 4096, f8).k_major_b

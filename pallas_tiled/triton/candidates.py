@@ -12,7 +12,6 @@ from pallas_tiled.triton import heuristics
 from pallas_tiled.triton.config import MIN_DOT_DIM
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
-from pallas_tiled.triton.config import widens_to_bf16
 
 
 def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
@@ -127,23 +126,7 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
   for bn, bkk, warps, stages in ((256, 2 * bk, 4, 3), (256, bk, 4, 5),
                                  (512, bk, 8, 3), (128, 2 * bk, 4, 5)):
     configs.append(TileConfig(bm, bn, bkk, warps, stages))
-  if widens_to_bf16(dtype):
-    configs += _widened_decode_configs(bm, bk)
   return configs
-
-
-def _widened_decode_configs(bm, bk) -> list[TileConfig]:
-  """float8 decode strips of b as stored, widened to bfloat16 for the dot
-  (`bf16_dot`). Unwidened, the H200's float8 decode picks (b as stored)
-  streamed b of 20 MB or more at 31-69% of the copy bandwidth where
-  bfloat16's reached 47-103%, in 0.73-1.24x bfloat16's time for half its
-  bytes (BUILD_NOTES.md): the float8 dot, not memory, bounds them. At most
-  128x128 widened elements of b per 4 warps (64 registers a thread)."""
-  return [TileConfig(bm, bn, bkk, warps, stages, split_k=split,
-                     bf16_dot=True)
-          for bn, bkk, warps, stages, split in (
-              (128, bk, 4, 5, 1), (128, bk, 4, 5, 4), (64, 2 * bk, 4, 4, 16),
-              (256, bk, 8, 4, 1), (128, 2 * bk, 8, 4, 2))]
 
 
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:

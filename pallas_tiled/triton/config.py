@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import config_checks
@@ -28,9 +27,6 @@ MIN_DOT_DIM = 16
 # while wider phases were exact. The s8 MMA's K is 32; a 16-wide phase
 # seems to be counted twice.
 MIN_INT8_BLOCK_K = 32
-# The label's flag knobs and the fields they set.
-_FLAG_KNOBS = {"kmajor": "k_major_b", "align": "align_operands",
-               "bf16dot": "bf16_dot"}
 
 
 def min_block_k(dtype) -> int:
@@ -56,10 +52,6 @@ class TileConfig:
     (e.g. K = 4097), copy the operands into zero-padded buffers whose rows
     are, so that tile loads can be wide and aligned. Costs one pass over the
     operands; the output is written in place, never copied.
-  bf16_dot: float8 tiles are widened to bfloat16 (exactly: every float8
-    value is one) before each dot. Triton's float8 dot wants both tiles
-    K-major; a bfloat16 dot reads b as stored, where the K-major copy of b
-    would cost a decode product a pass over all of it. Float8 operands only.
   """
 
   block_m: int
@@ -71,7 +63,6 @@ class TileConfig:
   split_k: int = 1
   k_major_b: bool = False
   align_operands: bool = False
-  bf16_dot: bool = False
 
   backend = "triton"  # Not a field: which backend runs this config.
 
@@ -81,11 +72,6 @@ class TileConfig:
       raise ValueError(
           f"TileConfig.num_warps must be a power of two, got {self.num_warps}."
       )
-    if self.bf16_dot and self.is_vector:
-      raise ValueError(
-          f"TileConfig.bf16_dot=True widens the operands of a dot, but"
-          f" {self.block_m}x{self.block_n} is a vector tile, which has none."
-          " Use bf16_dot=False, or tiles of 16 or more rows and columns.")
 
   @property
   def is_vector(self) -> bool:
@@ -94,7 +80,7 @@ class TileConfig:
 
   @property
   def label(self) -> str:
-    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align/bf16dot."""
+    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align."""
     parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",
              f"w{self.num_warps}", f"s{self.num_stages}"]
     if self.group_m != 1:
@@ -105,8 +91,6 @@ class TileConfig:
       parts.append("kmajor")
     if self.align_operands:
       parts.append("align")
-    if self.bf16_dot:
-      parts.append("bf16dot")
     return "/".join(parts)
 
   @classmethod
@@ -123,13 +107,13 @@ class TileConfig:
             kwargs[name] = int(knob[len(prefix):])
             break
         else:
-          if knob not in _FLAG_KNOBS:
+          if knob not in ("kmajor", "align"):
             raise ValueError(f"unknown knob {knob!r}")
-          kwargs[_FLAG_KNOBS[knob]] = True
+          kwargs["k_major_b" if knob == "kmajor" else "align_operands"] = True
     except ValueError as e:
       raise ValueError(
           f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
-          f"[/kmajor][/align][/bf16dot]: {e}") from None
+          f"[/kmajor][/align]: {e}") from None
     return cls(block_m, block_n, block_k, **kwargs)
 
   def shared_memory_bytes(self, dtype, out_dtype=None) -> int:
@@ -141,8 +125,6 @@ class TileConfig:
     itemsize = np.dtype(dtype).itemsize
     pipeline = self.num_stages * (self.block_m + self.block_n) * (
         self.block_k * itemsize)
-    if self.bf16_dot:  # One K-phase of both tiles, widened for the dot.
-      pipeline += (self.block_m + self.block_n) * self.block_k * 2
     out_itemsize = (4 if self.split_k > 1
                     else np.dtype(out_dtype or dtype).itemsize)
     return max(pipeline, self.block_m * self.block_n * out_itemsize)
@@ -160,27 +142,10 @@ def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
       )
 
 
-def widens_to_bf16(dtype) -> bool:
-  """Whether `dtype` tiles may take `bf16_dot`: float8, every value of
-  which bfloat16 holds exactly."""
-  return (jnp.issubdtype(dtype, jnp.floating)
-          and jnp.dtype(dtype).itemsize == 1)
-
-
-def check_operand_dtype(config: TileConfig, dtype) -> None:
-  """Raises ValueError where `config` asks for what `dtype` operands lack,
-  compiled or interpreted: only float8 tiles widen to bfloat16."""
-  if config.bf16_dot and not widens_to_bf16(dtype):
-    raise ValueError(
-        f"config.bf16_dot=True widens float8 tiles to bfloat16, but the"
-        f" operands are {np.dtype(dtype).name}. Use bf16_dot=False.")
-
-
 def check_triton_tiles(config: TileConfig, dtype, compute_capability,
                        out_dtype=None) -> None:
   """Raises ValueError if the compiled Triton tiled kernel cannot take `config`
   for `dtype` operands and an `out_dtype` result (default: `dtype`)."""
-  check_operand_dtype(config, dtype)
   why = "Triton needs for every block (tensor sizes must be powers of two)"
   check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
   for name in ("block_m", "block_n", "block_k"):

@@ -15,9 +15,7 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
   one (block_m x block_k) tile of `a` and one (block_k x block_n) tile of `b`
   (Triton stages them through shared memory, `num_stages` phases in flight)
   and adds their product into the accumulator (float32; int32 for int8,
-  float64 for float64: dtypes.py), cast once on store. float8 tiles may
-  be widened to bfloat16 first (`bf16_dot`, exact), for a dot that reads b
-  as stored.
+  float64 for float64: dtypes.py), cast once on store.
 * Vector tiles: a one-row (block_m = 1) or one-column (block_n = 1) tile
   has no dot to fill (tl.dot wants 16 rows): each phase multiplies the
   vector into the other operand's tile elementwise and sums along K once at
@@ -96,7 +94,7 @@ def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
 
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
-            tile_indices, transpose_a, transpose_b, precision, bf16_dot):
+            tile_indices, transpose_a, transpose_b, precision):
   block_m, block_n = o_ref.shape[-2:]
   acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
   vector = block_m == 1 or block_n == 1
@@ -129,8 +127,6 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
     if vector:
       return acc + _vector_products(a, b, a_is_vector=block_m == 1,
                                     k_axis=k_axis, acc_dtype=acc_dtype)
-    if bf16_dot:  # Exact: a bfloat16 dot reads b as stored.
-      a, b = a.astype(jnp.bfloat16), b.astype(jnp.bfloat16)
     contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
     return acc + lax.dot_general(a, b, (contract, ((), ())),
                                  precision=precision,
@@ -249,7 +245,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,
       transpose_a=p.transpose_a, transpose_b=p.transpose_b,
-      precision=precision, bf16_dot=c.bf16_dot)
+      precision=precision)
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,

@@ -34,8 +34,6 @@ BAD_FIELDS = [
     (dict(group_m=0), ValueError, "TileConfig.group_m must be positive, got 0"),
     (dict(split_k=2.5), TypeError, "TileConfig.split_k must be an int"),
     (dict(k_major_b=1), TypeError, "TileConfig.k_major_b must be a bool"),
-    (dict(block_m=1, bf16_dot=True), ValueError,
-     "bf16_dot=True widens the operands of a dot, but 1x16 is a vector tile"),
 ]
 
 
@@ -98,24 +96,6 @@ def test_compiled_matmul_rejects_toy_tiles_before_tracing():
   a, b = jnp.ones((4, 8), jnp.float32), jnp.ones((8, 3), jnp.float32)
   with pytest.raises(ValueError, match="is not a power of two"):
     pallas_tiled.matmul(a, b, config=pallas_tiled.TileConfig(3, 3, 3))
-
-
-def test_bf16_dot_is_for_float8_operands_only():
-  """Checked before tracing, compiled or interpreted: a 16-bit or float32
-  tile widened to bfloat16 would lose bits, where float8's are exact."""
-  a, b = jnp.ones((32, 64), jnp.float32), jnp.ones((64, 16), jnp.float32)
-  config = pallas_tiled.TileConfig(16, 16, 16, bf16_dot=True)
-  with pytest.raises(ValueError, match="bf16_dot=True widens float8 tiles"
-                     " to bfloat16, but the operands are float32"):
-    pallas_tiled.matmul(a, b, config=config)
-
-
-def test_labels_name_every_knob():
-  config = pallas_tiled.TileConfig(16, 128, 128, 8, 5, group_m=4, split_k=2,
-                                   k_major_b=True, align_operands=True,
-                                   bf16_dot=True)
-  assert config.label == "16x128x128/w8/s5/g4/sk2/kmajor/align/bf16dot"
-  assert pallas_tiled.TileConfig.from_label(config.label) == config
 
 
 SHAPES = [(1, 1, 1), (7, 4097, 3), (16, 8192, 8192), (4096, 4096, 4096),
@@ -262,17 +242,6 @@ def test_decode_candidates_stream_wide_strips_over_aligned_rows_only(n, wide):
   0.56x jnp.matmul on an H100 against 0.83x), so only aligned rows get them."""
   candidates = pallas_tiled.candidate_configs(16, n, 4096, jnp.bfloat16)
   assert any(c.block_n >= 256 for c in candidates) == wide
-
-
-@pytest.mark.parametrize("dtype, widened", [(helpers.FLOAT8, True),
-                                            (jnp.bfloat16, False)],
-                         ids=["f8", "bf16"])
-def test_float8_decode_candidates_also_widen_b_as_stored(dtype, widened):
-  """A bfloat16 dot reads b as stored, where float8's wants it K-major."""
-  candidates = pallas_tiled.candidate_configs(16, 32000, 4096, dtype)
-  widening = [c for c in candidates if c.bf16_dot]
-  assert bool(widening) == widened
-  assert not any(c.k_major_b for c in widening)
 
 
 @pytest.mark.parametrize("k", [1, 16, 17, 5000])

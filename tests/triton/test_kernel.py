@@ -95,19 +95,12 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                              group_m=16), jnp.float32),
     ((130, 8, 300), pallas_tiled.TileConfig(64, 16, 64, split_k=4),
      jnp.float32),
-    # float8 widened to bfloat16 for the dot: decode over 4 K ranges (1000
-    # = 7 phases of 128 and a partial one), and short K (14, unaligned)
-    # read in place.
-    ((7, 129, 1000), pallas_tiled.TileConfig(16, 64, 128, split_k=4,
-                                             bf16_dot=True),
-     jnp.float8_e4m3fn),
+    # float8 short K (14, unaligned rows) read in place, b as stored.
     ((130, 300, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
-                                             group_m=16, bf16_dot=True),
-     jnp.float8_e4m3fn),
+                                             group_m=16), jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
-        "skinny-n-f32-b-as-stored", "decode-f8-bf16-dot",
-        "short-k-f8-in-place-bf16-dot"])
+        "skinny-n-f32-b-as-stored", "short-k-f8-in-place"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
@@ -166,20 +159,6 @@ def test_vector_tiles_have_no_dot():
   for config in (pallas_tiled.TileConfig(1, 64, 32, split_k=2), None):
     vector = names(config)  # None: float32 matrix-vector products' pick.
     assert "pallas_call" in vector and "dot_general" not in vector
-
-
-@pytest.mark.parametrize("bf16_dot", [False, True])
-def test_bf16_dot_widens_float8_tiles_for_the_dot(bf16_dot):
-  a = jnp.ones((32, 256), jnp.float8_e4m3fn)
-  b = jnp.ones((256, 128), jnp.float8_e4m3fn)
-  config = pallas_tiled.TileConfig(16, 128, 128, bf16_dot=bf16_dot)
-  jaxpr = jax.make_jaxpr(
-      lambda a, b: pallas_tiled.matmul(a, b, config=config))(a, b).jaxpr
-  dots = [eqn for eqn in helpers.primitive_eqns(jaxpr, expand_kernels=True)
-          if eqn.primitive.name == "dot_general"]
-  want = jnp.bfloat16 if bf16_dot else jnp.float8_e4m3fn
-  assert dots and {v.aval.dtype for eqn in dots for v in eqn.invars} == {
-      jnp.dtype(want)}
 
 
 @pytest.mark.parametrize("shape", [(1, 200, 700), (700, 1, 200)],
