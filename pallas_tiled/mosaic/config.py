@@ -56,8 +56,6 @@ class MosaicConfig:
   epi_tile_m, epi_tile_n: the epilogue stores the accumulator in pieces of
     this shape through shared memory (must divide tile_m and tile_n; 0
     means the whole consumer tile).
-  epi_slots: shared-memory slots per consumer for those pieces (at most
-    the tile's piece count): while TMA stores one, the next are written.
   num_sms: persistent CTAs launched, one per SM (132 on an H100 SXM or
     H200; the heuristics use the device's own count).
   lowering: "warpgroup" or "lane", Mosaic GPU's lowering semantics. They
@@ -95,7 +93,6 @@ class MosaicConfig:
   cluster_dimension: str = "none"
   epi_tile_m: int = 64
   epi_tile_n: int = 64
-  epi_slots: int = 2
   num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
   split_k: int = 1
@@ -104,7 +101,7 @@ class MosaicConfig:
 
   def __post_init__(self):
     config_checks.check_fields(
-        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0, "epi_slots": 1},
+        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
         choices={"wg_dimension": MOSAIC_DIMS, "grid_minor_dim": MOSAIC_DIMS,
                  "cluster_dimension": ("none", *MOSAIC_DIMS),
                  "lowering": MOSAIC_LOWERINGS})
@@ -192,11 +189,6 @@ class MosaicConfig:
   def epi_tile(self) -> tuple[int, int]:
     return self.epi_tile_m or self.tile_m, self.epi_tile_n or self.tile_n
 
-  def epilogue_slots(self, piece_elements: int) -> int:
-    """Slots per consumer for pieces of `piece_elements`: `epi_slots`, or
-    fewer where the tile has fewer pieces."""
-    return min(self.epi_slots, (self.tile_m * self.tile_n) // piece_elements)
-
   @property
   def label(self) -> str:
     """A compact name, e.g. 128x128x64/s4/ws-n/snake-n4/epi64x64."""
@@ -206,8 +198,6 @@ class MosaicConfig:
              if self.warp_specialized else "nows",
              f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
              "epi{}x{}".format(*self.epi_tile)]
-    if self.epi_slots != 2:
-      parts.append(f"e{self.epi_slots}")
     if self.cluster_size > 1:
       parts.append(f"cluster-{self.cluster_dimension}")
     if self.num_sms != device.FALLBACK_SM_COUNT:
@@ -223,13 +213,13 @@ class MosaicConfig:
   backend = "mosaic"  # Not a field: which backend runs this config.
 
   def shared_memory_bytes(self, dtype, out_dtype) -> int:
-    """Pipeline buffers plus the epilogue's slots (of the stored dtype),
-    per CTA, plus an allowance for the pipeline's barriers."""
+    """Pipeline buffers plus the double-buffered epilogue (of the stored
+    dtype), per CTA, plus an allowance for the pipeline's barriers."""
     cta_m, cta_n = self.cta_tile
     operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
                 * np.dtype(dtype).itemsize)
     epi_m, epi_n = self.epi_tile
-    slots = self.epilogue_slots(epi_m * epi_n)
+    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
     epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
                 * self.stored_dtype(out_dtype).itemsize)
     return operands + epilogue + _BARRIER_BYTES

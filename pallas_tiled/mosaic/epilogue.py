@@ -2,8 +2,8 @@
 once and stores it, piece by piece, through shared memory with TMA.
 
 Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
-in `epi_slots` shared-memory slots per consumer, so that one piece's TMA
-store runs while the next are written. TMA drops the parts of a store that fall
+in up to two shared-memory slots per consumer, so that one piece's TMA store
+runs while the next is written. TMA drops the parts of a store that fall
 outside the output, so edge tiles need no masks.
 """
 
@@ -29,9 +29,10 @@ def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
 
 
 def _slots(plan: plan_lib.Plan) -> int:
-  """Shared-memory slots per consumer (`MosaicConfig.epilogue_slots`)."""
+  """Shared-memory slots per consumer: two, or one if the tile is a single
+  piece."""
   rows, cols = _piece_shape(plan)
-  return plan.config.epilogue_slots(rows * cols)
+  return min(2, (plan.config.tile_m * plan.config.tile_n) // (rows * cols))
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
