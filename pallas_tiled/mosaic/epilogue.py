@@ -69,11 +69,19 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   slots = _slots(plan)
   row0 = wg * c.tile_m if plan.split_m else 0
   col0 = wg * c.tile_n if plan.split_n else 0
+  pieces = (c.tile_m // epi_m) * (c.tile_n // piece_n)
+  # Where the pieces do not fill the slots evenly, the consumer's previous
+  # tile stored one of its last pieces from slot 0 too, so a tile's first
+  # piece waits for all of them (an H200 fuzz case lost those pieces:
+  # BUILD_NOTES.md).
+  first_wait = 0 if pieces % slots else slots - 1
   for i in range(c.tile_m // epi_m):
     for j in range(c.tile_n // piece_n):
-      slot = (i * (c.tile_n // piece_n) + j) % slots
+      index = i * (c.tile_n // piece_n) + j
+      slot = index % slots
       # The store that last read this slot must be done before we refill.
-      plgpu.wait_smem_to_gmem(slots - 1, wait_read_only=True)
+      plgpu.wait_smem_to_gmem(slots - 1 if index else first_wait,
+                              wait_read_only=True)
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)

@@ -328,6 +328,28 @@ def test_fewer_k_steps_than_stages(config, k, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Consumer tiles of an odd number of epilogue pieces, several per CTA: a
+# tile's first piece takes the slot its previous tile's last piece was
+# stored from. The GPU fuzzer's case (an H200): 192x120 tiles in five
+# 24-wide pieces, 3 K-steps, 17 tiles for two CTAs; 10684 elements of last
+# pieces came out wrong before the first piece waited for that store.
+ODD_PIECES_PING_PONG = [True, False] if helpers.ON_GPU else [True]
+
+
+@pytest.mark.parametrize("ping_pong", ODD_PIECES_PING_PONG,
+                         ids=lambda pp: "pp" if pp else "ws")
+def test_odd_epilogue_pieces_across_tiles(ping_pong, rng):
+  config = pallas_tiled.MosaicConfig(
+      tile_m=192, tile_n=120, tile_k=16, max_concurrent_steps=3,
+      wg_dimension="m", grid_tile_width=5, epi_tile_m=0, epi_tile_n=24,
+      num_sms=2, lowering="lane", ping_pong=ping_pong)
+  shape = (177, 2048, 34) if helpers.ON_GPU else (177, 480, 34)
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
 def test_k_is_padded_to_whole_k_tiles_only():
   """No copy where K is a whole number of K-tiles, however few: the
   cost model's ping-pong pick for a K = 128 bfloat16 product copied 28 MB
