@@ -55,6 +55,7 @@ from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import fit_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
+from pallas_tiled.mosaic.config import PING_PONG_STAGES
 from pallas_tiled.mosaic.config import ping_pong_variants
 from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
 from pallas_tiled.mosaic.config import transposed_variants
@@ -116,7 +117,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
                    **dict(base, tile_k=2 * tile_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
-      *ping_pong_variants(**base),
+      *ping_pong_variants(k, **base),
   ]
   if square.waves(m, n) == 1:
     # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
@@ -237,7 +238,8 @@ def tile_class(config, k: int, dtype) -> str:
   depth `k` in `dtype`: its label without what the waves or a shared term
   account for (the SM count, aligned operand copies, Mosaic's K ranges) or
   what changes no tile (the lowering of ragged outputs, Mosaic's epilogue
-  pieces, which candidates size by bytes of the stored dtype). Transposed
+  pieces, which candidates size by bytes of the stored dtype, the depth of
+  a ping-pong ring, which `ping_pong_variants` sets by K). Transposed
   Mosaic configs share one class whatever their M tile's width and depth:
   `features` scales their terms by width. Where all of K fits one 128-byte
   K-phase (a LoRA rank, a tiny K: `short_k_configs`), a Triton tile is one
@@ -247,6 +249,9 @@ def tile_class(config, k: int, dtype) -> str:
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
                                  lowering="warpgroup", split_k=1)
+    if config.ping_pong:  # Named by its long-K ring, whatever K's depth.
+      config = dataclasses.replace(config, max_concurrent_steps=(
+          PING_PONG_STAGES.get(config.tile_n, config.max_concurrent_steps)))
     parts = [part for part in config.label.split("/")
              if not part.startswith("epi")]
     if config.transposed:  # One class for every M tile width and depth.

@@ -36,13 +36,15 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_lora.jsonl",
                      RESULTS / "h100_wild_tune_bf16_s6.jsonl",
                      RESULTS / "h100_wild_tune_bf16_mosaic_k64.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_s6b.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_s6b.jsonl",
+                     RESULTS / "h100_wild_tune_bf16_pp2.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk.jsonl",
                     RESULTS / "h100_wild_tune_f32_lora.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk_stored.jsonl",
                     RESULTS / "h100_wild_tune_f32_mosaic_k64.jsonl",
-                    RESULTS / "h100_wild_tune_f32_skinny_stored.jsonl"],
+                    RESULTS / "h100_wild_tune_f32_skinny_stored.jsonl",
+                    RESULTS / "h100_wild_tune_f32_pp2.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
@@ -53,7 +55,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_decode.jsonl",
                           RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl",
                           RESULTS / "h100_wild_tune_f8_skinny_stored.jsonl",
-                          RESULTS / "h100_wild_tune_f8_inplace.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_inplace.jsonl",
+                          RESULTS / "h100_wild_tune_f8_pp2.jsonl"]}
 
 
 @pytest.fixture

@@ -275,14 +275,24 @@ _MIN_RANGE_K_STEPS = 8
 _MIN_K_RANGE_GAIN = 0.1
 
 
-def ping_pong_variants(**fields) -> list[MosaicConfig]:
+# Ping-pong tile widths and their rings' stages where K is long.
+PING_PONG_STAGES = {128: 5, 192: 4}
+
+
+def ping_pong_variants(k: int, **fields) -> list[MosaicConfig]:
   """Ping-pong consumers of 128x128 and 128x192 tiles (a consumer keeps up
   to 192 accumulator registers of its 232), with the other `fields`; 64x256
   ones, reading a 256-wide strip of b for 64 rows, ran the slowest of the
-  three on each of 9 shapes on an H100 (0.55-0.88x jnp.matmul)."""
+  three on each of 9 shapes on an H100 (0.55-0.88x jnp.matmul). Their
+  rings hold 5 and 4 stages, or 2 where K is at most two K-tiles (`fields`'
+  tile_k): the output's store bounds such products, and on the H100's 13
+  wild-tune shapes of such K two stages ran faster in 22 of 26 pairs, up
+  to 10% (BUILD_NOTES.md)."""
+  short_k = k <= 2 * fields["tile_k"]
   return [MosaicConfig(**dict(fields, tile_m=128, tile_n=tile_n,
-                              max_concurrent_steps=stages, ping_pong=True))
-          for tile_n, stages in ((128, 5), (192, 4))]
+                              max_concurrent_steps=2 if short_k else stages,
+                              ping_pong=True))
+          for tile_n, stages in PING_PONG_STAGES.items()]
 
 
 def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,

@@ -28,11 +28,16 @@ def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
   return epi_m, tf32_wgmma.WIDTH if transposed_tf32 else epi_n
 
 
+def _piece_count(plan: plan_lib.Plan) -> int:
+  """Pieces per consumer tile."""
+  rows, cols = _piece_shape(plan)
+  return (plan.config.tile_m // rows) * (plan.config.tile_n // cols)
+
+
 def _slots(plan: plan_lib.Plan) -> int:
   """Shared-memory slots per consumer: two, or one if the tile is a single
   piece."""
-  rows, cols = _piece_shape(plan)
-  return min(2, (plan.config.tile_m * plan.config.tile_n) // (rows * cols))
+  return min(2, _piece_count(plan))
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
@@ -69,12 +74,11 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
   slots = _slots(plan)
   row0 = wg * c.tile_m if plan.split_m else 0
   col0 = wg * c.tile_n if plan.split_n else 0
-  pieces = (c.tile_m // epi_m) * (c.tile_n // piece_n)
   # Where the pieces do not fill the slots evenly, the consumer's previous
   # tile stored one of its last pieces from slot 0 too, so a tile's first
   # piece waits for all of them (an H200 fuzz case lost those pieces:
   # BUILD_NOTES.md).
-  first_wait = 0 if pieces % slots else slots - 1
+  first_wait = 0 if _piece_count(plan) % slots else slots - 1
   for i in range(c.tile_m // epi_m):
     for j in range(c.tile_n // piece_n):
       index = i * (c.tile_n // piece_n) + j

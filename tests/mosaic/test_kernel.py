@@ -128,6 +128,29 @@ def test_ping_pong_and_deep_candidates_compiled(dtype, rng):
     helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=_dtype_id)
+def test_short_k_ping_pong_over_two_stages(dtype, rng):
+  """The cost model's two-stage ping-pong tiles where K is at most two
+  K-tiles: here 1.5 K-tiles plus 5, the second K-tile partly past K (TMA's
+  zeros), so each tile takes both stages and the next tile's loads wait
+  for their release; compiled on a ragged 1000 x 1000 output, interpreted
+  on 4 tiles over 2 CTAs."""
+  tile_k = 128 // jnp.dtype(dtype).itemsize
+  m, n, k = ((1000, 1000) if helpers.ON_GPU else (130, 200)) + (
+      tile_k + tile_k // 2 + 5,)
+  configs = [c for c in cost_model.model_candidates(m, n, k, dtype)
+             if c.backend == "mosaic" and c.ping_pong
+             and c.max_concurrent_steps == 2]
+  assert {(c.tile_m, c.tile_n) for c in configs} == {(128, 128), (128, 192)}
+  if not helpers.ON_GPU:
+    configs = [dataclasses.replace(c, num_sms=2) for c in configs]
+  a, b = helpers.random_operands(rng, m, n, k, dtype)
+  for config in configs:
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                            config=config)
+    helpers.assert_matmul_close(out, a, b)
+
+
 @pytest.mark.skipif(not helpers.ON_GPU, reason="TF32 exists only on the GPU:"
                     " interpreted, float32 products are exact")
 @pytest.mark.parametrize("config", [
