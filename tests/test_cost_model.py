@@ -210,6 +210,27 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
                                  132) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32,
+                                   jnp.float8_e4m3fn], ids=lambda d: d.__name__)
+def test_short_k_ping_pong_rings_share_their_long_k_class(hopper, dtype):
+  """Where K is at most two 128-byte K-tiles, the ping-pong tiles' rings
+  hold two stages (five and four where K is longer), and each is priced
+  by its long-K twin's class: the one class is fitted on both."""
+  hopper()
+  tile_k = 128 // jnp.dtype(dtype).itemsize
+  ping_pong = lambda k: {c.tile_n: c for c in cost_model.model_candidates(
+      4096, 8192, k, dtype) if c.backend == "mosaic" and c.ping_pong}
+  short, just_past, long = (ping_pong(k) for k in (
+      2 * tile_k, 2 * tile_k + 1, 8 * tile_k))
+  assert {c.max_concurrent_steps for c in short.values()} == {2}
+  assert {n: c.max_concurrent_steps for n, c in just_past.items()} == {
+      128: 5, 192: 4}
+  for tile_n, config in short.items():
+    assert config.label != long[tile_n].label
+    assert (cost_model.tile_class(config, 2 * tile_k, dtype)
+            == cost_model.tile_class(long[tile_n], 8 * tile_k, dtype))
+
+
 def test_decode_and_skinny_shapes_have_their_own_coefficients(hopper):
   """M or N <= 64: the "skinny" regime, fitted on wild-tune's decode and
   skinny shapes timed over cold operand copies; a 16x64 tile is a class of
