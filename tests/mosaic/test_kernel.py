@@ -128,16 +128,17 @@ def test_ping_pong_and_deep_candidates_compiled(dtype, rng):
     helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("k_tiles", ["one", "two"])
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=_dtype_id)
-def test_short_k_ping_pong_over_two_stages(dtype, rng):
+def test_short_k_ping_pong_over_two_stages(dtype, k_tiles, rng):
   """The cost model's two-stage ping-pong tiles where K is at most two
-  K-tiles: here 1.5 K-tiles plus 5, the second K-tile partly past K (TMA's
-  zeros), so each tile takes both stages and the next tile's loads wait
-  for their release; compiled on a ragged 1000 x 1000 output, interpreted
-  on 4 tiles over 2 CTAs."""
+  K-tiles: one K-tile (each consumer keeps to one stage), or 1.5 K-tiles
+  plus 5, the second partly past K (TMA's zeros), so that each tile takes
+  both stages and the next tile's loads wait for their release; compiled
+  on a ragged 1000 x 1000 output, interpreted on 4 tiles over 2 CTAs."""
   tile_k = 128 // jnp.dtype(dtype).itemsize
-  m, n, k = ((1000, 1000) if helpers.ON_GPU else (130, 200)) + (
-      tile_k + tile_k // 2 + 5,)
+  k = tile_k if k_tiles == "one" else tile_k + tile_k // 2 + 5
+  m, n = (1000, 1000) if helpers.ON_GPU else (130, 200)
   configs = [c for c in cost_model.model_candidates(m, n, k, dtype)
              if c.backend == "mosaic" and c.ping_pong
              and c.max_concurrent_steps == 2]
