@@ -90,6 +90,9 @@ _MOSAIC_MIN_SPLIT_K_TILES = 96
 # float32 outputs of more rows than this get Mosaic's candidates
 # (`_mosaic_offered`).
 _MOSAIC_MIN_F32_ROWS = 32
+# float8 gets Mosaic's candidates from this K (`_mosaic_offered`), over
+# K-tiles narrowed to K (`layouts.k_tile_elements`).
+_MOSAIC_MIN_FLOAT8_K = 32
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
@@ -101,7 +104,8 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   (`k_range_variants`), the 128x256 and 128x128 tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`)."""
-  tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
+  tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
+  long_k = 2 * layouts.swizzle_elements(dtype)  # 256-byte K-tiles.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),
               epi_tile_n=min(64, layouts.swizzle_elements(out_dtype)))
@@ -114,9 +118,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       square,
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
-                   **dict(base, tile_k=2 * tile_k)),
+                   **dict(base, tile_k=long_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
-      dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2),
+      dataclasses.replace(wide, tile_k=long_k, max_concurrent_steps=2),
       *ping_pong_variants(k, **base),
   ]
   if square.waves(m, n) == 1:
@@ -129,7 +133,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
     # pick's 0.99x).
     configs.append(dataclasses.replace(square, max_concurrent_steps=6))
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
-  if k >= _MOSAIC_MIN_SPLIT_K_TILES * tile_k:
+  if k >= _MOSAIC_MIN_SPLIT_K_TILES * layouts.swizzle_elements(dtype):
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
   configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
@@ -209,8 +213,13 @@ def _mosaic_offered(m, n, k, dtype) -> bool:
   Triton at every M <= 32 (their best 0.41-0.98x, Triton's 0.91-1.24x);
   wild-tune has no such product of 33 to 63 rows, where H100 probes of
   shapes in neither split (40 to 60 rows) found Mosaic's best at 0.93-1.04x
-  and Triton's at 0.45-0.79x (BUILD_NOTES.md)."""
-  return n >= 128 and k >= layouts.swizzle_elements(dtype) and (
+  and Triton's at 0.45-0.79x (BUILD_NOTES.md). float8's 128-element K-tile
+  is longer than its LoRA ranks (K = 32, 64), whose store-bound products
+  Triton ran at 0.73-0.91x jnp.matmul on the H100's wild-check: float8
+  gets Mosaic from K = 32, over narrower K-tiles."""
+  float8 = jnp.dtype(dtype) == jnp.float8_e4m3fn
+  min_k = _MOSAIC_MIN_FLOAT8_K if float8 else layouts.swizzle_elements(dtype)
+  return n >= 128 and k >= min_k and (
       m >= 128 or (m > _MOSAIC_MIN_F32_ROWS
                    and jnp.dtype(dtype) == jnp.float32))
 
@@ -239,7 +248,8 @@ def tile_class(config, k: int, dtype) -> str:
   account for (the SM count, aligned operand copies, Mosaic's K ranges) or
   what changes no tile (the lowering of ragged outputs, Mosaic's epilogue
   pieces, which candidates size by bytes of the stored dtype, the depth of
-  a ping-pong ring, which `ping_pong_variants` sets by K). Transposed
+  a ping-pong ring, which `ping_pong_variants` sets by K, or a K-tile
+  narrowed to a short K, `layouts.k_tile_elements`). Transposed
   Mosaic configs share one class whatever their M tile's width and depth:
   `features` scales their terms by width. Where all of K fits one 128-byte
   K-phase (a LoRA rank, a tiny K: `short_k_configs`), a Triton tile is one
@@ -252,6 +262,9 @@ def tile_class(config, k: int, dtype) -> str:
     if config.ping_pong:  # Named by its long-K ring, whatever K's depth.
       config = dataclasses.replace(config, max_concurrent_steps=(
           PING_PONG_STAGES.get(config.tile_n, config.max_concurrent_steps)))
+    if config.tile_k < layouts.swizzle_elements(dtype):  # Narrowed to K.
+      config = dataclasses.replace(
+          config, tile_k=layouts.swizzle_elements(dtype))
     parts = [part for part in config.label.split("/")
              if not part.startswith("epi")]
     if config.transposed:  # One class for every M tile width and depth.

@@ -52,6 +52,18 @@ def swizzle_elements(dtype) -> int:
   return rows_alignment(dtype, SWIZZLE_BYTES)
 
 
+def k_tile_elements(k: int, dtype) -> int:
+  """The Mosaic kernel's K-tile for a product of depth `k`: SWIZZLE_BYTES of
+  `dtype`, or where K is shorter the widest power-of-two width it holds, down
+  to 32 bytes (wgmma's narrowest swizzle): a box wider than K would be
+  zero-padded by a copy of both operands (float8 K = 64: 64-element, 64-byte
+  K-tiles)."""
+  width, itemsize = swizzle_elements(dtype), np.dtype(dtype).itemsize
+  while width > k and width * itemsize > 32:
+    width //= 2
+  return width
+
+
 def fits_one_k_phase(k: int, dtype) -> bool:
   """Whether all of K fits one SWIZZLE_BYTES K-phase (a LoRA rank, a tiny
   K): each program then loads its strips once (`short_k_configs`)."""

@@ -152,6 +152,31 @@ def test_short_k_ping_pong_over_two_stages(dtype, k_tiles, rng):
     helpers.assert_matmul_close(out, a, b)
 
 
+@pytest.mark.parametrize("k", [32, 64, 100], ids=lambda k: f"k{k}")
+def test_float8_short_k_over_narrowed_k_tiles(k, rng):
+  """float8 products of K shorter than one 128-byte K-tile, over the cost
+  model's Mosaic candidates with K-tiles narrowed to K (32 or 64 bytes:
+  `layouts.k_tile_elements`); K = 100 takes two 64-wide K-tiles, the second
+  partly past K (TMA's zeros), in rows that are not 16-byte multiples
+  (copied). Compiled: every such candidate on a ragged 1000 x 1000 output;
+  interpreted: the ping-pong ones over 2 CTAs."""
+  dtype = jnp.float8_e4m3fn
+  m, n = (1000, 1000) if helpers.ON_GPU else (130, 200)
+  configs = [c for c in cost_model.model_candidates(m, n, k, dtype)
+             if c.backend == "mosaic" and c.tile_k < 128]
+  assert {c.tile_k for c in configs} == {32 if k == 32 else 64}
+  assert {(c.tile_m, c.tile_n) for c in configs if c.ping_pong} == {
+      (128, 128), (128, 192)}
+  if not helpers.ON_GPU:
+    configs = [dataclasses.replace(c, num_sms=2) for c in configs
+               if c.ping_pong]
+  a, b = helpers.random_operands(rng, m, n, k, dtype)
+  for config in configs:
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                            config=config)
+    helpers.assert_matmul_close(out, a, b)
+
+
 @pytest.mark.skipif(not helpers.ON_GPU, reason="TF32 exists only on the GPU:"
                     " interpreted, float32 products are exact")
 @pytest.mark.parametrize("config", [
@@ -517,6 +542,18 @@ LOWERING_CASES = [
       for dtype, layout, lowering in (
           *((dtype, "nn", "warpgroup") for dtype in helpers.DTYPES),
           (jnp.bfloat16, "tt", "lane"))),
+    # float8 K-tiles narrowed to a short K: 64- and 32-byte swizzles, one
+    # ping-pong and one cooperative.
+    *(pytest.param(jnp.float8_e4m3fn, "nn", 256,
+                   _compiled_config(jnp.float8_e4m3fn, tile_k=tile_k,
+                                    **fields),
+                   None, "pallas_tiled_mosaic_matmul",
+                   id=f"float8_e4m3fn-k-tile-{tile_k}-{name}")
+      for tile_k in (32, 64)
+      for name, fields in (
+          ("cooperative", {}),
+          ("ping-pong", dict(tile_m=128, tile_n=192, epi_tile_n=64,
+                             max_concurrent_steps=2, ping_pong=True)))),
     # Three-pass TF32's promoted kernel (its carry, the step branch), with
     # or without warp specialization.
     *(pytest.param(jnp.float32, "nn", 256,
