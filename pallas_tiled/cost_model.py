@@ -92,7 +92,7 @@ _MOSAIC_MIN_SPLIT_K_TILES = 96
 _MOSAIC_MIN_F32_ROWS = 32
 # float8 gets Mosaic's candidates from this K (`_mosaic_offered`), over
 # K-tiles narrowed to K (`layouts.k_tile_elements`).
-_MOSAIC_MIN_FLOAT8_K = 32
+_MOSAIC_MIN_FLOAT8_K = 64
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
@@ -117,12 +117,14 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       MosaicConfig(tile_m=64, tile_n=192, wg_dimension="m", **base),
       square,
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
-      MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
-                   **dict(base, tile_k=long_k)),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
-      dataclasses.replace(wide, tile_k=long_k, max_concurrent_steps=2),
       *ping_pong_variants(k, **base),
   ]
+  if k >= long_k:  # A K-tile wider than K pads both operands to it.
+    configs += [
+        MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
+                     **dict(base, tile_k=long_k)),
+        dataclasses.replace(wide, tile_k=long_k, max_concurrent_steps=2)]
   if square.waves(m, n) == 1:
     # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
     # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100), where each CTA
@@ -216,7 +218,10 @@ def _mosaic_offered(m, n, k, dtype) -> bool:
   and Triton's at 0.45-0.79x (BUILD_NOTES.md). float8's 128-element K-tile
   is longer than its LoRA ranks (K = 32, 64), whose store-bound products
   Triton ran at 0.73-0.91x jnp.matmul on the H100's wild-check: float8
-  gets Mosaic from K = 32, over narrower K-tiles."""
+  gets Mosaic from K = 64, over 64-byte K-tiles (K = 64 on the H100's
+  wild-tune: 1.35x against Triton's 0.96x at 2048x12288x64; K = 32, 32-byte
+  K-tiles, lost to Triton on all three shapes, 0.55-1.16x against
+  0.92-1.53x)."""
   float8 = jnp.dtype(dtype) == jnp.float8_e4m3fn
   min_k = _MOSAIC_MIN_FLOAT8_K if float8 else layouts.swizzle_elements(dtype)
   return n >= 128 and k >= min_k and (

@@ -56,7 +56,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_shortk_stored.jsonl",
                           RESULTS / "h100_wild_tune_f8_skinny_stored.jsonl",
                           RESULTS / "h100_wild_tune_f8_inplace.jsonl",
-                          RESULTS / "h100_wild_tune_f8_pp2.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_pp2.jsonl",
+                          RESULTS / "h100_wild_tune_f8_narrowk.jsonl"]}
 
 
 @pytest.fixture
@@ -311,7 +312,7 @@ def test_classes_priced_at_every_k_are_fitted_on_k_loops():
 @pytest.mark.parametrize("dtype,k,offered,tile_k", [
     ("bfloat16", 63, False, None), ("bfloat16", 64, True, 64),
     ("float32", 31, False, None), ("float32", 32, True, 32),
-    ("float8_e4m3fn", 31, False, None), ("float8_e4m3fn", 32, True, 32),
+    ("float8_e4m3fn", 63, False, None), ("float8_e4m3fn", 64, True, 64),
     ("float8_e4m3fn", 100, True, 64), ("float8_e4m3fn", 128, True, 128)])
 def test_mosaic_is_offered_from_one_whole_k_tile(hopper, dtype, k, offered,
                                                  tile_k):
@@ -319,16 +320,15 @@ def test_mosaic_is_offered_from_one_whole_k_tile(hopper, dtype, k, offered,
   2048x57344x64 on an H200: 0.93x jnp.matmul, Triton's thread stores
   0.76x), from K of one whole 128-byte K-tile; a shorter K would be padded.
   float8's LoRA ranks are shorter than its 128-element K-tile: it gets
-  Mosaic from K = 32, its K-tiles narrowed to K (32 or 64 bytes), never
-  wider than K except the 256-byte variants."""
+  Mosaic from K = 64, its K-tiles narrowed to 64 bytes below K = 128. No
+  K-tile is wider than K (the 256-byte variants start at K = 256 bytes)."""
   hopper()
   configs = [c for c in cost_model.model_candidates(2048, 8192, k,
                                                     jnp.dtype(dtype))
              if c.backend == "mosaic"]
   assert bool(configs) == offered
   if offered:
-    long_k = 256 // jnp.dtype(dtype).itemsize  # The 256-byte variants.
-    assert {c.tile_k for c in configs} == {tile_k, long_k}
+    assert {c.tile_k for c in configs} == {tile_k}
 
 
 @pytest.mark.parametrize("shape,offered", [
