@@ -4,6 +4,7 @@ The binary runs in a subprocess with JAX_PLATFORMS=cpu, so these tests take
 interpret mode on every machine.
 """
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -91,12 +92,13 @@ def test_configs_name_mosaic_lowerings(benchmark_module):
     flags(["matmul_benchmark", "--impls=tiled", "--dtypes=bfloat16",
            "--backends=mosaic,triton", "--shapes=130x259x96",
            "--configs=default,lane,16x64x32"])
-    configs = [(case[1], case[-1].label)
+    configs = [(case[1], case[-1])
                for case in benchmark_module.build_cases(True, None)]
-  mosaic = [label for backend, label in configs if backend == "mosaic"]
-  assert len(mosaic) == 2 and mosaic[1] == mosaic[0] + "/lane"
-  assert [label for backend, label in configs if backend == "triton"][1] == (
-      "16x64x32/w4/s3")
+  mosaic = [config for backend, config in configs if backend == "mosaic"]
+  assert len(mosaic) == 2 and mosaic[1].lowering == "lane"
+  assert mosaic[1] == dataclasses.replace(mosaic[0], lowering="lane")
+  assert [config.label for backend, config in configs
+          if backend == "triton"][1] == "16x64x32/w4/s3"
 
 
 def test_given_shapes_of_a_suite_keep_its_name(benchmark_module):
