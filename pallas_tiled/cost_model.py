@@ -5,11 +5,9 @@ Each candidate's time is predicted from the shape alone:
 
   time = launch + waves * (per_k * k_tile + per_wave)
          + reduce * split-K partial-sum bytes + align * operand bytes copied
-         + unaligned * operand bytes read from unaligned rows uncopied,
-                       each byte once per load of 16 its rows take
+         + unaligned * operand bytes read from unaligned rows uncopied
          + relayout * bytes of the other copies around the kernel
-         + unaligned_serial * waves * bytes one such program reads (the
-                              same way)
+         + unaligned_serial * waves * bytes one such program reads
          + unaligned_out * output bytes stored into unaligned rows
          + extra_ops * XLA ops run around the kernel (pads, transposes,
                        copies, the split-K sum), each a launch of its own
@@ -323,21 +321,14 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     # where it is K-major): aligning pads them, else they are read in place.
     pads = layouts.row_pads(m, n, k, dtype, transpose_b=config.k_major_b)
     unaligned_a, unaligned_b = any(pads.a), any(pads.b)
-    # Rows read in place load at the widest access their byte length
-    # allows: bytes count once per load of 16 (odd-length float8 rows 16
-    # times, 8-byte multiples twice). On an H100, float8 32x3001x4096's
-    # 128-wide strips ran 3.2x the time of N = 3000's, 64-wide ones about
-    # the same (shapes in neither split; BUILD_NOTES.md).
-    loads_a = layouts.loads_per_16_bytes(k, dtype)
-    loads_b = layouts.loads_per_16_bytes(k if config.k_major_b else n, dtype)
     # Each row block of the output reads all of b, each column block a.
     unaligned_reads = (not aligned) * (
-        unaligned_b * pl.cdiv(m, config.block_m) * k * n * loads_b
-        + unaligned_a * pl.cdiv(n, config.block_n) * m * k * loads_a)
-    # Besides their bytes, what each program loads in turn (its strips of
-    # a and b over its K range, in loads of 16 bytes' worth).
+        unaligned_b * pl.cdiv(m, config.block_m) * k * n
+        + unaligned_a * pl.cdiv(n, config.block_n) * m * k)
+    # Rows read in place element by element: besides their bytes, what
+    # each program loads in turn (its strips of a and b over its K range).
     serial = bool(unaligned_reads) * waves * (
-        config.block_m * loads_a + config.block_n * loads_b) * k_tile
+        config.block_m + config.block_n) * k_tile
     # A K-major b is an XLA transpose of b, read and written.
     relayout = config.k_major_b * 2 * k * n * itemsize
     # The kernel stores its tiles into the (M, N) output as it is: rows

@@ -4,7 +4,6 @@ are skinny, one tile row or column across."""
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -46,14 +45,6 @@ def row_pads(m: int, n: int, k: int, dtype, *, transpose_a: bool = False,
   return RowPads(a=(pad_k, to_step(m)) if transpose_a else (0, pad_k),
                  b=(0, pad_k) if transpose_b else (pad_k, to_step(n)),
                  k=pad_k)
-
-
-def loads_per_16_bytes(length: int, dtype) -> int:
-  """How many loads read 16 bytes of rows `length` elements long, at the
-  widest access their starts allow: 1 for rows of 16-byte multiples, 2 for
-  8-byte ones, up to 16 for rows of an odd byte length."""
-  row_bytes = length * np.dtype(dtype).itemsize
-  return 16 // math.gcd(row_bytes, 16)
 
 
 def swizzle_elements(dtype) -> int:
