@@ -292,9 +292,13 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   dtype, out_dtype = jnp.dtype(a.dtype), jnp.dtype(out_dtype)
   registers_ok = functools.partial(_tf32_registers_ok, c, dtype, out_dtype,
                                    precision, interpret)
+  # Its TF32 pieces are stored transposed, tf32_wgmma.WIDTH columns of the
+  # consumer tile each (`epilogue`): a tile_n of no whole number of them
+  # would leave columns unstored (tile_n = 16 made none, fuzz seed 2911).
   transposed_out = c.transposed or (
-      registers_ok(m=p.n, n=p.m) and not p.transpose_a
-      and not p.transpose_b and _transposed_store_pays(p.m, p.n, p.k, c))
+      registers_ok(m=p.n, n=p.m) and c.tile_n % tf32_wgmma.WIDTH == 0
+      and not p.transpose_a and not p.transpose_b
+      and _transposed_store_pays(p.m, p.n, p.k, c))
   if transposed_out:
     p, a, b = p.transposed(), b, a
   if c.transposed and not interpret:

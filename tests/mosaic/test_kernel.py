@@ -245,6 +245,32 @@ def test_tf32_in_every_stored_layout(config, layout, shape, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Consumers spanning the transposed product's N (the output's M) read A
+# through registers and store their tiles transposed, in pieces of
+# tf32_wgmma.WIDTH columns; a tile_n of no whole number of them runs the
+# plain product instead (fuzz seed 2911: tile_n = 16 made no pieces and
+# crashed; 48 would have left 16 rows of each tile unstored).
+NARROW_TF32_CASES = [((1, 129, 127), 16, False), ((40, 129, 127), 48, False),
+                     ((40, 129, 127), 64, True)]
+
+
+@pytest.mark.parametrize(
+    "shape, tile_n, transposed", NARROW_TF32_CASES,
+    ids=[f"{_shape_id(s)}-tile_n{t}" for s, t, _ in NARROW_TF32_CASES])
+def test_tf32_transposed_store_takes_whole_pieces(shape, tile_n, transposed,
+                                                  rng):
+  config = pallas_tiled.MosaicConfig(
+      tile_m=64, tile_n=tile_n, tile_k=64, max_concurrent_steps=2,
+      wg_dimension="m", grid_minor_dim="m", grid_tile_width=3,
+      epi_tile_m=0, epi_tile_n=16, num_sms=14, lowering="lane")
+  layout = mosaic_plan.host_layout(*shape, config, "float32", "float32")
+  assert layout.transposed_out == transposed
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config, backend="mosaic")
+  helpers.assert_matmul_close(out, a, b)
+
+
 # Transposed configs (C^T = B^T A^T, stored back transposed): M tiles of 136
 # and 40 rows (no multiple of 64), the ragged rows past M dropped by TMA;
 # every stored layout (A^T is staged K-major whatever its layout); float32
