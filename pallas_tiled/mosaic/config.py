@@ -219,10 +219,17 @@ class MosaicConfig:
     operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
                 * np.dtype(dtype).itemsize)
     epi_m, epi_n = self.epi_tile
-    slots = min(2, (self.tile_m * self.tile_n) // (epi_m * epi_n))
+    slots = epilogue_slots((self.tile_m * self.tile_n) // (epi_m * epi_n))
     epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
                 * self.stored_dtype(out_dtype).itemsize)
     return operands + epilogue + _BARRIER_BYTES
+
+
+def epilogue_slots(pieces: int) -> int:
+  """Shared-memory slots per consumer for the epilogue's `pieces` of its
+  tile: two, so that one piece's TMA store runs while the next is written,
+  or one for a tile of a single piece."""
+  return min(2, pieces)
 
 
 def output_lowering(m: int, n: int, out_dtype) -> str:

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 
 from pallas_tiled import dtypes
 from pallas_tiled import layouts
+from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
 
@@ -35,9 +36,7 @@ def _piece_count(plan: plan_lib.Plan) -> int:
 
 
 def _slots(plan: plan_lib.Plan) -> int:
-  """Shared-memory slots per consumer: two, or one if the tile is a single
-  piece."""
-  return min(2, _piece_count(plan))
+  return mosaic_config.epilogue_slots(_piece_count(plan))
 
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
