@@ -63,6 +63,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
                                        align_operands=unaligned))
+  if np.dtype(dtype).itemsize == 1 and np.dtype(dtype) != np.int8 and 1 in (m, n):
+    candidates += _float8_vector_configs(m, n, k)
   candidates = list(dict.fromkeys(candidates))  # Short K repeats splits.
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
@@ -156,3 +158,13 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
                      split_k=heuristics.vector_split(k, block_k, split))
           for width, block_k, split in ((64, 64, 16), (64, 128, 4),
                                         (32, 128, 8), (64, 64, 4))]
+
+
+def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
+  """PROBE: float8 vector tiles."""
+  return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, warps, 3,
+                     split_k=heuristics.vector_split(k, block_k, split))
+          for width, block_k, warps in ((64, 64, 2), (64, 128, 4),
+                                        (128, 64, 4), (128, 128, 8),
+                                        (256, 64, 8), (256, 32, 4))
+          for split in (1, 4, 16)]
