@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jax.experimental import pallas as pl
+import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import config_checks
@@ -63,7 +64,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
           candidates.append(TileConfig(bm, bn, bk, warps, stages, group_m=16,
                                        k_major_b=kmajor,
                                        align_operands=unaligned))
-  if np.dtype(dtype).itemsize == 1 and np.dtype(dtype) != np.int8 and 1 in (m, n):
+  if np.dtype(dtype) == jnp.float8_e4m3fn and 1 in (m, n):
     candidates += _float8_vector_configs(m, n, k)
   candidates = list(dict.fromkeys(candidates))  # Short K repeats splits.
   valid = config_checks.passing(
@@ -161,10 +162,17 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
 
 
 def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
-  """PROBE: float8 vector tiles."""
+  """float8 matrix-vector products (M or N = 1) as vector tiles, summed
+  without a dot: float8's wgmma wants b K-major, and the 16-row dot that
+  reads b as stored streamed it at 0.9-2.5 TB/s on wild-tune's M = 1
+  shapes (H100). Vector tiles are bound by converting float8 to float32
+  (1.5-2.1 TB/s there): 9-19% faster than the dot on seven of the ten,
+  15% slower on the largest (1x256000x3584), so the cost model chooses.
+  The four of 18 timed (64- to 256-wide, 32- to 128-deep, 1 to 16 K
+  ranges) within 20% of the fastest on average (BUILD_NOTES.md)."""
   return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, warps, 3,
                      split_k=heuristics.vector_split(k, block_k, split))
-          for width, block_k, warps in ((64, 64, 2), (64, 128, 4),
-                                        (128, 64, 4), (128, 128, 8),
-                                        (256, 64, 8), (256, 32, 4))
-          for split in (1, 4, 16)]
+          for width, block_k, warps, split in ((64, 64, 2, 16),
+                                               (64, 128, 4, 16),
+                                               (64, 128, 4, 4),
+                                               (128, 64, 4, 16))]
