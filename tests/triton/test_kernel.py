@@ -122,12 +122,14 @@ VECTOR_CASES = [
 ]
 
 
-# Every stored layout in float32; bfloat16 and int8 (exact int32 sums) as
-# stored by the forward product.
+# Every stored layout in float32; bfloat16, int8 (exact int32 sums) and
+# float8 (exact products summed in float32; the cost model picks its vector
+# tiles for M or N = 1) as stored by the forward product.
 VECTOR_LAYOUTS = [(jnp.float32, jnp.float32, layout)
                   for layout in ("nn", "tn", "nt", "tt")] + [
                       (jnp.bfloat16, jnp.bfloat16, "nn"),
-                      (jnp.int8, jnp.int32, "nn")]
+                      (jnp.int8, jnp.int32, "nn"),
+                      (jnp.float8_e4m3fn, jnp.float32, "nn")]
 
 
 @pytest.mark.parametrize(
@@ -137,8 +139,9 @@ VECTOR_LAYOUTS = [(jnp.float32, jnp.float32, layout)
     "shape, config", VECTOR_CASES,
     ids=["x".join(map(str, s)) + "-" + c.label for s, c in VECTOR_CASES])
 def test_vector_tiles(shape, config, dtype, out_dtype, layout, rng):
-  """float32 products are IEEE float32 (held to HIGHEST's tolerance), int8
-  sums exact in int32; "t" where a or b is stored transposed."""
+  """float32 and float8 products are summed in IEEE float32 (held to
+  HIGHEST's tolerance), int8 sums exact in int32; "t" where a or b is
+  stored transposed."""
   a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.stored_product(triton_kernel.batched_product, a, b,
                                transpose_a=layout[0] == "t",
