@@ -90,11 +90,6 @@ def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
   vector, tile = (a, b) if a_is_vector else (b, a)
   shape = [1, 1]
   shape[k_axis] = vector.size
-  import os  # PROBE
-  mode = os.environ.get("PT_F8_MUL", "")
-  if mode and a.dtype == jnp.float8_e4m3fn:
-    mul = jnp.bfloat16 if mode == "bf16" else jnp.float16
-    return (vector.reshape(shape).astype(mul) * tile.astype(mul)).astype(acc_dtype)
   return vector.reshape(shape).astype(acc_dtype) * tile.astype(acc_dtype)
 
 
