@@ -168,13 +168,14 @@ def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   shapes (H100). Vector tiles are bound by converting float8 to float32
   (1.5-2.1 TB/s there): 9-19% faster than the dot on seven of the ten,
   15% slower on the largest (1x256000x3584), so the cost model chooses.
-  The four of 18 timed (64- to 256-wide, 32- to 128-deep, 1 to 16 K
-  ranges) within 20% of the fastest on average, and 128x128 K-phases
-  over four stages, 7-13% faster than those on four of the ten in a
-  later probe (BUILD_NOTES.md)."""
+  Three of the 18 timed (64- to 256-wide, 32- to 128-deep, 1 to 16 K
+  ranges), within 20% of the fastest on average, and 128-wide strips of
+  128-deep K-phases over four stages, 7-13% faster than those on four of
+  the ten in a later probe (BUILD_NOTES.md); four, so that an unaligned
+  decode product tunes at most 32 candidates."""
   return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, warps,
                      stages, split_k=heuristics.vector_split(k, block_k,
                                                              split))
           for width, block_k, warps, stages, split in (
               (64, 64, 2, 3, 16), (64, 128, 4, 3, 16), (64, 128, 4, 3, 4),
-              (128, 64, 4, 3, 16), (128, 128, 4, 4, 16))]
+              (128, 128, 4, 4, 16))]
