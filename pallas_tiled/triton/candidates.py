@@ -164,15 +164,16 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
 def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   """float8 matrix-vector products (M or N = 1) as vector tiles, summed
   without a dot: float8's wgmma wants b K-major, and the 16-row dot that
-  reads b as stored streamed it at 0.9-2.5 TB/s on wild-tune's M = 1
-  shapes (H100). Vector tiles are bound by converting float8 to float32
-  (1.5-2.1 TB/s there): 9-19% faster than the dot on seven of the ten,
-  15% slower on the largest (1x256000x3584), so the cost model chooses.
-  Three of the 18 timed (64- to 256-wide, 32- to 128-deep, 1 to 16 K
-  ranges), within 20% of the fastest on average, and 128-wide strips of
-  128-deep K-phases over four stages, 7-13% faster than those on four of
-  the ten in a later probe (BUILD_NOTES.md); four, so that an unaligned
-  decode product tunes at most 32 candidates."""
+  reads b as stored streamed it at 1.0-1.8 TB/s on wild-tune's M = 1
+  shapes of 10 to 170 MB (H100). Vector tiles are bound by converting
+  float8 to float32 (1.3-2.2 TB/s there): 1.09-1.36x the dot's speed on
+  seven of the ten, even on two, 0.79x on the largest (1x256000x3584,
+  where the dot streams at 2.7 TB/s), so the cost model chooses. Of 18
+  timed (64- to 256-wide, 32- to 128-deep, 1 to 16 K ranges), three
+  within 20% of the fastest on average, and 128-wide strips of 128-deep
+  K-phases over four stages, 7-13% faster than those on four of the ten
+  (BUILD_NOTES.md); four, so that an unaligned decode product tunes at
+  most 32 candidates."""
   return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, warps,
                      stages, split_k=heuristics.vector_split(k, block_k,
                                                              split))
