@@ -155,8 +155,7 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   """The runners-up to `heuristics.vector_config` on wild-tune's float32
   M = 1 shapes (H100): 32- to 64-wide strips (down to 16 for a narrower
   output), 64- to 128-deep K-phases, over 4 to 16 K ranges."""
-  return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, 4, 3,
-                     split_k=heuristics.vector_split(k, block_k, split))
+  return [heuristics.vector_tile_config(m, n, k, width, block_k, 4, 3, split)
           for width, block_k, split in ((64, 64, 16), (64, 128, 4),
                                         (32, 128, 8), (64, 64, 4))]
 
@@ -174,9 +173,6 @@ def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   K-phases over four stages, 7-13% faster than those on four of the ten
   (BUILD_NOTES.md); four, so that an unaligned decode product tunes at
   most 32 candidates."""
-  return [TileConfig(*heuristics.vector_tile(m, n, width), block_k, warps,
-                     stages, split_k=heuristics.vector_split(k, block_k,
-                                                             split))
-          for width, block_k, warps, stages, split in (
-              (64, 64, 2, 3, 16), (64, 128, 4, 3, 16), (64, 128, 4, 3, 4),
-              (128, 128, 4, 4, 16))]
+  return [heuristics.vector_tile_config(m, n, k, *fields)
+          for fields in ((64, 64, 2, 3, 16), (64, 128, 4, 3, 16),
+                         (64, 128, 4, 3, 4), (128, 128, 4, 4, 16))]

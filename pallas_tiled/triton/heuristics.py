@@ -72,6 +72,17 @@ def vector_tile(m: int, n: int, width: int) -> tuple[int, int]:
   return (1, width) if m == 1 else (width, 1)
 
 
+def vector_tile_config(m: int, n: int, k: int, width: int, block_k: int,
+                       num_warps: int, num_stages: int,
+                       most_splits: int) -> TileConfig:
+  """A vector tile `width` wide along an (m, n) output's one row or column
+  (`vector_tile`), over K-phases of block_k and up to `most_splits` K
+  ranges (`vector_split`)."""
+  return TileConfig(*vector_tile(m, n, width), block_k, num_warps=num_warps,
+                    num_stages=num_stages,
+                    split_k=vector_split(k, block_k, most_splits))
+
+
 def vector_config(m: int, n: int, k: int) -> TileConfig:
   """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
   other operand (16 to 64 for a narrower output: a Triton tile is at least
@@ -80,8 +91,8 @@ def vector_config(m: int, n: int, k: int) -> TileConfig:
   H100, it was within 5% of the fastest on the seven that stream over
   40 MB, and 8-16% behind on two of the three smallest (5-14 us;
   BUILD_NOTES.md)."""
-  return TileConfig(*vector_tile(m, n, 64), 64, num_warps=2, num_stages=4,
-                    split_k=vector_split(k, 64, 8))
+  return vector_tile_config(m, n, k, 64, 64, num_warps=2, num_stages=4,
+                            most_splits=8)
 
 
 def default_tiled_config(m: int, n: int, k: int, dtype,
