@@ -273,10 +273,12 @@ def test_stale_picks_compare_label_and_copies():
   """A row is stale where the model picks another config today, or the
   same config with copies around the kernel added or gone (a layout rule
   moved it under an unchanged label), or a float32 row timed before TF32
-  rounding; unchecked where it picks none."""
+  rounding; a float32 matrix-vector product against the rule's vector
+  tile, which the model does not pick."""
   import stale_picks  # pylint: disable=import-outside-toplevel
   from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
   from pallas_tiled.mosaic import plan  # pylint: disable=import-outside-toplevel
+  from pallas_tiled.triton import heuristics  # pylint: disable=import-outside-toplevel
   kind, shape = "NVIDIA H100 80GB HBM3", (4096, 4096, 4096)
   pick = cost_model.choose_on(kind, 132, *shape, "bfloat16")
   assert pick.backend == "mosaic"
@@ -290,9 +292,13 @@ def test_stale_picks_compare_label_and_copies():
   assert "pick " + pick.label in stale_picks.stale_reason(other, 132)
   assert stale_picks.stale_reason(dict(other, impl="xla"), 132) is None
   # A float32 matrix-vector product: a rule gives it vector tiles, the
-  # model picks none.
-  vector = dict(row, m=1, n=4096, k=14336, dtype="float32")
-  assert stale_picks.stale_reason(vector, 132) == stale_picks.UNCHECKED
+  # model picks none; a row timed on another config is stale.
+  vector = dict(row, m=1, n=4096, k=14336, dtype="float32",
+                config_label=heuristics.vector_config(1, 4096, 14336).label)
+  assert stale_picks.stale_reason(vector, 132) is None
+  dot = dict(vector, config_label="16x64x64/w4/s4/sk16")
+  assert "pick " + vector["config_label"] in stale_picks.stale_reason(dot,
+                                                                      132)
   # float32 timed before TF32 rounding: 2.6x jnp.matmul's error, not 1.6x.
   f32 = cost_model.choose_on(kind, 132, *shape, "float32")
   copies = plan.host_layout(*shape, f32, "float32", "float32").copied_bytes
