@@ -179,10 +179,8 @@ def _warp_specialized_pipeline(plan, dtype, body, compute_context,
       body,
       grid=(plan.k_steps,),
       memory_registers=_MEMORY_REGISTERS,
-      in_specs=_operand_specs(
-          plan, dtype,
-          a=dict(multicast("n"), **({"delay_release": 1} if plan.a_in_registers and tf32_wgmma.INFLIGHT else {})),
-          b=dict(multicast("m"), **({"delay_release": 1} if plan.a_in_registers and tf32_wgmma.INFLIGHT else {}))),
+      in_specs=_operand_specs(plan, dtype, a=multicast("n"),
+                              b=multicast("m")),
       wg_axis="wg",
       num_compute_wgs=c.num_compute_wgs,
       max_concurrent_steps=c.max_concurrent_steps,
@@ -265,8 +263,7 @@ def _consumer_step(plan, wg, indices, a_smem, b_smem, carry, *, wait):
 def _accumulate(plan, run_pipeline, acc_ref):
   """Runs a tile's K-loop from a zero accumulator; returns the sum."""
   if plan.a_in_registers:  # acc is a value, carried by the pipeline.
-    acc = run_pipeline(_zero_sum(plan))
-    return tf32_wgmma.settle(acc) if tf32_wgmma.INFLIGHT else acc
+    return run_pipeline(_zero_sum(plan))
   if plan.promote_from is not None:
     _, total = run_pipeline((acc_ref, _zero_sum(plan)))
     return total + acc_ref[...]

@@ -30,39 +30,6 @@ SWIZZLE = layouts.SWIZZLE_BYTES
 WIDTH = layouts.swizzle_elements(jnp.float32)  # Per swizzled row.
 _K_INSTR = 8  # K of one TF32 wgmma instruction.
 _M_INSTR = 64  # M of one wgmma instruction (a warpgroup's 4 x 16 rows).
-import os
-INFLIGHT = int(os.environ.get("PT_TF32_INFLIGHT", "0"))  # PROBE
-
-
-def settle(acc):
-  """PROBE: waits for every wgmma in flight; acc passes through."""
-  m, n = acc.shape
-
-  @plgpu.inline_mgpu(
-      arg_types=(plgpu.Layout.WGMMA,),
-      return_type=plgpu.ShapeDtypeStruct((m, n), jnp.float32,
-                                         layout=plgpu.Layout.WGMMA))
-  def _settle(ctx, acc):
-    del ctx
-    f32 = ir.F32Type.get()
-    acc = acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
-    regs = [llvm.extractelement(r, _i32(0)) for r in acc.registers.flat]
-    count = len(regs)
-    out = llvm.inline_asm(
-        llvm.StructType.get_literal([f32] * count), regs,
-        "wgmma.wait_group.sync.aligned 0;",
-        ",".join(["=f"] * count + [str(i) for i in range(count)]),
-        asm_dialect=0, has_side_effects=True)
-    regs = [llvm.extractvalue(f32, out, [i]) for i in range(count)]
-    vec = ir.VectorType.get((1,), f32)
-    registers = np.array(
-        [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
-         for r in regs]).reshape(acc.registers.shape)
-    return fa.FragmentedArray(
-        _registers=registers, _layout=fa.WGMMA_LAYOUT_ACC_32BIT,
-        _is_signed=None).to_layout(fa.WGMMA_LAYOUT)
-
-  return _settle(acc)
 
 
 def smem_transforms():
@@ -214,7 +181,7 @@ def wgmma_a_m_major(acc, a_ref, b_ref):
                         overflow_flags=llvm.IntegerOverflowFlags.none)
       acc_regs = _wgmma(acc_regs, a_regs[4 * q:4 * q + 4], desc, n)
     _asm("wgmma.commit_group.sync.aligned;")
-    _asm(f"wgmma.wait_group.sync.aligned {INFLIGHT};")
+    _asm("wgmma.wait_group.sync.aligned 0;")
     vec = ir.VectorType.get((1,), f32)
     registers = np.array(
         [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
