@@ -37,7 +37,11 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   """
   promoted = tf32x3.applies(dtype, precision)
   first = heuristics.default_mosaic_config(m, n, k, dtype, promoted=promoted)
-  tile_k = layouts.swizzle_elements(dtype)  # 128-byte K-tiles.
+  # The cost model's K-tiles: 128 bytes, narrower where K is shorter (a
+  # K-tile wider than K would pad both operands with a copy); 256 bytes
+  # where K holds them.
+  tile_k = layouts.k_tile_elements(k, dtype)
+  long_k = heuristics.long_k_tile(k, dtype)
   # Epilogue pieces at most 64 wide, as the narrowest candidate tile is
   # (it narrows only float8's 128-byte pieces).
   base = dict(tile_k=tile_k, epi_tile_n=min(first.epi_tile_n, 64),
@@ -52,7 +56,7 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
       dataclasses.replace(wide, grid_minor_dim="m"),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       dataclasses.replace(wide, tile_n=192, max_concurrent_steps=4),
-      dataclasses.replace(wide, tile_k=2 * tile_k, max_concurrent_steps=2)]
+      dataclasses.replace(wide, tile_k=long_k, max_concurrent_steps=2)]
   for stages in (4, 5):
     candidates += [
         MosaicConfig(tile_n=64, max_concurrent_steps=stages, **base),
@@ -63,14 +67,13 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   for wg_dimension in ("m", "n"):
     candidates.append(MosaicConfig(
         tile_m=64, tile_n=64, wg_dimension=wg_dimension,
-        max_concurrent_steps=4, **dict(base, tile_k=2 * tile_k)))
+        max_concurrent_steps=4, **dict(base, tile_k=long_k)))
   if promoted:  # Plus what came close on an H200 (BUILD_NOTES.md).
     candidates = [c for c in candidates
                   if c.tile_m * c.tile_n <= PROMOTED_MAX_TILE]
     candidates += [
         dataclasses.replace(first, grid_tile_width=8, cluster_dimension="m"),
-        dataclasses.replace(first, tile_k=2 * first.tile_k,
-                            max_concurrent_steps=3)]
+        dataclasses.replace(first, tile_k=long_k, max_concurrent_steps=3)]
   else:  # 128x256 and 128x128 over K ranges, where they fill the SMs better;
     # ping-pong consumers.
     candidates += [

@@ -43,13 +43,22 @@ def mosaic_wave_cost(config: MosaicConfig, m: int, n: int) -> float:
   return config.waves(m, n) * area / efficiency
 
 
+def long_k_tile(k: int, dtype) -> int:
+  """A 256-byte K-tile where K holds one (the cost model offers them from
+  there), else `layouts.k_tile_elements`: a K-tile wider than K pads both
+  operands to it with a copy."""
+  long_k = 2 * layouts.swizzle_elements(dtype)
+  return long_k if k >= long_k else layouts.k_tile_elements(k, dtype)
+
+
 def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
                           promoted: bool = False) -> MosaicConfig:
   """A heuristic for the Mosaic GPU kernel, from measurements on an H200.
 
-  * 128-byte K-tiles (the widest swizzle), 4 stages (3 ran as fast, but 4
-    divides more K-step counts, which lets one pipeline run across a CTA's
-    tiles), epilogue pieces of 64 x 128 bytes.
+  * 128-byte K-tiles (the widest swizzle; narrower where K is shorter:
+    `layouts.k_tile_elements`, the cost model's), 4 stages (3 ran as fast,
+    but 4 divides more K-step counts, which lets one pipeline run across a
+    CTA's tiles), epilogue pieces of 64 x 128 bytes.
   * The CTA tile with the lowest `mosaic_wave_cost` for this output, of:
     128x256 split by rows into two 64x256 consumers (wgmma's widest N;
     0.3-1% faster than two 128x128 ones); 128x128 as two 64x128 consumers;
@@ -63,10 +72,10 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
   * Ragged outputs: the lowering `output_lowering` gives.
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
-  del k  # Every K is pipelined the same way.
   epi_n = layouts.swizzle_elements(out_dtype or dtype)
+  tile_k = layouts.k_tile_elements(k, dtype)
   common = dict(
-      tile_k=layouts.swizzle_elements(dtype), wg_dimension="m",
+      tile_k=tile_k, wg_dimension="m",
       max_concurrent_steps=4, epi_tile_n=epi_n, num_sms=device.sm_count(),
       lowering=output_lowering(m, n, out_dtype or dtype))
   if promoted:
@@ -76,7 +85,7 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
       MosaicConfig(tile_m=64, tile_n=128, **common),
       # float8 outputs' 128-byte epilogue pieces are 128 wide: narrow them.
       MosaicConfig(tile_m=64, tile_n=64,
-                   **dict(common, tile_k=2 * layouts.swizzle_elements(dtype),
+                   **dict(common, tile_k=long_k_tile(k, dtype),
                           epi_tile_n=min(epi_n, 64))))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))

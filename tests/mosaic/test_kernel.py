@@ -19,6 +19,7 @@ import pallas_tiled
 from pallas_tiled import accuracy
 from pallas_tiled import batching
 from pallas_tiled import cost_model
+from pallas_tiled import layouts
 from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import kernel as mosaic_kernel
 from pallas_tiled.mosaic import plan as mosaic_plan
@@ -170,6 +171,30 @@ def test_float8_short_k_over_narrowed_k_tiles(k, rng):
   if not helpers.ON_GPU:
     configs = [dataclasses.replace(c, num_sms=2) for c in configs
                if c.ping_pong]
+  a, b = helpers.random_operands(rng, m, n, k, dtype)
+  for config in configs:
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                            config=config)
+    helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, helpers.FLOAT8],
+                         ids=["bf16", "f32", "f8"])
+def test_short_k_autotuner_candidates_over_narrowed_k_tiles(dtype, rng):
+  """Where K is half a 128-byte K-tile, the autotuner's Mosaic candidates
+  (but the transposed product's, which the cost model shares) take the
+  cost model's K-tile (`layouts.k_tile_elements`): all of K, not a
+  K-tile that pads both operands past it. Compiled: every such candidate
+  on a ragged 1000 x 1000 output; interpreted: the heuristic's, over 2
+  CTAs."""
+  k = layouts.swizzle_elements(dtype) // 2
+  m, n = (1000, 1000) if helpers.ON_GPU else (130, 200)
+  configs = [c for c in pallas_tiled.candidate_configs(m, n, k, dtype,
+                                                       backend="mosaic")
+             if not c.transposed]
+  assert {c.tile_k for c in configs} == {k}
+  if not helpers.ON_GPU:
+    configs = [dataclasses.replace(configs[0], num_sms=2)]
   a, b = helpers.random_operands(rng, m, n, k, dtype)
   for config in configs:
     out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
