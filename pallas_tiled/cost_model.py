@@ -105,7 +105,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`)."""
   tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
-  long_k = 2 * layouts.swizzle_elements(dtype)  # 256-byte K-tiles.
+  long_k = layouts.long_k_tile_elements(k, dtype)  # 256-byte where K holds.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
               lowering=output_lowering(m, n, out_dtype),
               epi_tile_n=min(64, layouts.swizzle_elements(out_dtype)))
@@ -120,7 +120,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
       *ping_pong_variants(k, **base),
   ]
-  if k >= long_k:  # A K-tile wider than K pads both operands to it.
+  if long_k != tile_k:  # Only where K holds a 256-byte K-tile.
     configs += [
         MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                      **dict(base, tile_k=long_k)),

@@ -64,6 +64,14 @@ def k_tile_elements(k: int, dtype) -> int:
   return width
 
 
+def long_k_tile_elements(k: int, dtype) -> int:
+  """A 256-byte K-tile (two swizzle widths: half the barrier round trips per
+  FLOP) where K holds one, else `k_tile_elements`: a K-tile wider than K
+  would pad both operands to it with a copy."""
+  long_k = 2 * swizzle_elements(dtype)
+  return long_k if k >= long_k else k_tile_elements(k, dtype)
+
+
 def fits_one_k_phase(k: int, dtype) -> bool:
   """Whether all of K fits one SWIZZLE_BYTES K-phase (a LoRA rank, a tiny
   K): each program then loads its strips once (`short_k_configs`)."""

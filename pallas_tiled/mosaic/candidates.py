@@ -41,7 +41,7 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   # K-tile wider than K would pad both operands with a copy); 256 bytes
   # where K holds them.
   tile_k = layouts.k_tile_elements(k, dtype)
-  long_k = heuristics.long_k_tile(k, dtype)
+  long_k = layouts.long_k_tile_elements(k, dtype)
   # Epilogue pieces at most 64 wide, as the narrowest candidate tile is
   # (it narrows only float8's 128-byte pieces).
   base = dict(tile_k=tile_k, epi_tile_n=min(first.epi_tile_n, 64),

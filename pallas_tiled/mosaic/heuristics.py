@@ -43,14 +43,6 @@ def mosaic_wave_cost(config: MosaicConfig, m: int, n: int) -> float:
   return config.waves(m, n) * area / efficiency
 
 
-def long_k_tile(k: int, dtype) -> int:
-  """A 256-byte K-tile where K holds one (the cost model offers them from
-  there), else `layouts.k_tile_elements`: a K-tile wider than K pads both
-  operands to it with a copy."""
-  long_k = 2 * layouts.swizzle_elements(dtype)
-  return long_k if k >= long_k else layouts.k_tile_elements(k, dtype)
-
-
 def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
                           promoted: bool = False) -> MosaicConfig:
   """A heuristic for the Mosaic GPU kernel, from measurements on an H200.
@@ -85,7 +77,7 @@ def default_mosaic_config(m: int, n: int, k: int, dtype, out_dtype=None, *,
       MosaicConfig(tile_m=64, tile_n=128, **common),
       # float8 outputs' 128-byte epilogue pieces are 128 wide: narrow them.
       MosaicConfig(tile_m=64, tile_n=64,
-                   **dict(common, tile_k=long_k_tile(k, dtype),
+                   **dict(common, tile_k=layouts.long_k_tile_elements(k, dtype),
                           epi_tile_n=min(epi_n, 64))))
   # The first of the cheapest: ties go to the larger tile.
   return min(candidates, key=lambda c: mosaic_wave_cost(c, m, n))
