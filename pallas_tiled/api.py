@@ -200,10 +200,12 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   # What the kernels multiply: complex calls run real products.
   real_call = complex_products.real_call(call)
   backend = resolve_backend(real_call, config, backend)
-  if isinstance(config, triton_config.TileConfig) and not call.interpret:
-    triton_config.check_triton_tiles(config, real_call.dtype,
-                                     device.compute_capability(),
-                                     real_call.out_dtype)
+  if isinstance(config, triton_config.TileConfig):
+    triton_config.check_upcast(config, real_call.dtype)
+    if not call.interpret:
+      triton_config.check_triton_tiles(config, real_call.dtype,
+                                       device.compute_capability(),
+                                       real_call.out_dtype)
   elif isinstance(config, mosaic_config.MosaicConfig):
     mosaic_config.check_mosaic_config(config, real_call.dtype,
                                       real_call.out_dtype,

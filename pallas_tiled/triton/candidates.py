@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
@@ -66,6 +68,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
                                        align_operands=unaligned))
   if np.dtype(dtype) == jnp.float8_e4m3fn and 1 in (m, n):
     candidates += _float8_vector_configs(m, n, k)
+  if np.dtype(dtype) == jnp.float8_e4m3fn and layouts.is_skinny(m, n):
+    candidates += upcast_configs(m, n, candidates)
   candidates = list(dict.fromkeys(candidates))  # Short K repeats splits.
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
@@ -149,6 +153,24 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
           for k_major_b in layouts_b for bm in (64, 128)
           for split in (1, 2, 4, 8)
           for align in ([True, False] if unaligned else [False])]
+
+
+def upcast_configs(m: int, n: int, configs) -> list[TileConfig]:
+  """float8 decode and skinny configs widened to bfloat16 (`upcast`), b
+  read as stored: their products are memory-bound, and float8's wgmma
+  wants b K-major, a transpose pass before the kernel (or a layout change
+  in it). Each of `configs` (but vector tiles, which take no dot) reading b
+  as stored; for a skinny N also row strips of 16 and 32 rows, which give
+  a few thousand rows enough programs without K ranges and their sum."""
+  widened = [dataclasses.replace(c, upcast=True, k_major_b=False)
+             for c in configs if not c.is_vector]
+  if n <= layouts.SKINNY_DIM < m:
+    bk = layouts.swizzle_elements(jnp.float8_e4m3fn)
+    widened += [TileConfig(bm, heuristics.fit_block(n, MIN_DOT_DIM, 64), bk,
+                           4, 4, split_k=split, upcast=True,
+                           align_operands=configs[0].align_operands)
+                for bm in (16, 32) for split in (1, 2)]
+  return widened
 
 
 def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import config_checks
@@ -27,6 +28,9 @@ MIN_DOT_DIM = 16
 # while wider phases were exact. The s8 MMA's K is 32; a 16-wide phase
 # seems to be counted twice.
 MIN_INT8_BLOCK_K = 32
+# The boolean knobs of a label, by the field each sets.
+_FLAG_KNOBS = {"kmajor": "k_major_b", "align": "align_operands",
+               "up": "upcast"}
 
 
 def min_block_k(dtype) -> int:
@@ -52,6 +56,11 @@ class TileConfig:
     (e.g. K = 4097), copy the operands into zero-padded buffers whose rows
     are, so that tile loads can be wide and aligned. Costs one pass over the
     operands; the output is written in place, never copied.
+  upcast: float8 only. Each K-phase's tiles are widened to bfloat16 (exactly:
+    every float8_e4m3fn value is a bfloat16 one) and multiplied at
+    bfloat16's rate. float8's wgmma wants both tiles K-major; bfloat16's
+    takes b as stored, so b needs no transpose pass. For memory-bound
+    (decode, skinny) products, where the dot's rate does not bound.
   """
 
   block_m: int
@@ -63,6 +72,7 @@ class TileConfig:
   split_k: int = 1
   k_major_b: bool = False
   align_operands: bool = False
+  upcast: bool = False
 
   backend = "triton"  # Not a field: which backend runs this config.
 
@@ -80,7 +90,7 @@ class TileConfig:
 
   @property
   def label(self) -> str:
-    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align."""
+    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align/up."""
     parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",
              f"w{self.num_warps}", f"s{self.num_stages}"]
     if self.group_m != 1:
@@ -91,6 +101,8 @@ class TileConfig:
       parts.append("kmajor")
     if self.align_operands:
       parts.append("align")
+    if self.upcast:
+      parts.append("up")
     return "/".join(parts)
 
   @classmethod
@@ -107,13 +119,13 @@ class TileConfig:
             kwargs[name] = int(knob[len(prefix):])
             break
         else:
-          if knob not in ("kmajor", "align"):
+          if knob not in _FLAG_KNOBS:
             raise ValueError(f"unknown knob {knob!r}")
-          kwargs["k_major_b" if knob == "kmajor" else "align_operands"] = True
+          kwargs[_FLAG_KNOBS[knob]] = True
     except ValueError as e:
       raise ValueError(
           f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
-          f"[/kmajor][/align]: {e}") from None
+          f"[/kmajor][/align][/up]: {e}") from None
     return cls(block_m, block_n, block_k, **kwargs)
 
   def shared_memory_bytes(self, dtype, out_dtype=None) -> int:
@@ -142,6 +154,15 @@ def check_power_of_two_tiles(config: TileConfig, fields, *, why: str) -> None:
       )
 
 
+def check_upcast(config: TileConfig, dtype) -> None:
+  """Raises ValueError where `config.upcast` asks to widen operands that
+  are not float8 (compiled or interpreted: widening float32 would round)."""
+  if config.upcast and np.dtype(dtype) != jnp.float8_e4m3fn:
+    raise ValueError(
+        f"config.upcast=True widens float8_e4m3fn operands to bfloat16; these"
+        f" are {np.dtype(dtype).name}. Leave upcast False.")
+
+
 def check_triton_tiles(config: TileConfig, dtype, compute_capability,
                        out_dtype=None) -> None:
   """Raises ValueError if the compiled Triton tiled kernel cannot take `config`
@@ -157,6 +178,7 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability,
           " more, 1 for a vector tile (block_m or block_n; no dot), or run"
           " with interpret=True."
       )
+  check_upcast(config, dtype)
   if config.block_k < min_block_k(dtype):
     raise ValueError(
         f"config.block_k={config.block_k} is below {min_block_k(dtype)} for"

@@ -94,7 +94,7 @@ def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
 
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
-            tile_indices, transpose_a, transpose_b, precision):
+            tile_indices, transpose_a, transpose_b, precision, upcast):
   block_m, block_n = o_ref.shape[-2:]
   acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
   vector = block_m == 1 or block_n == 1
@@ -124,6 +124,8 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
       b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
     else:
       b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
+    if upcast:  # Exact: float8 to bfloat16, whose dot takes b as stored.
+      a, b = a.astype(jnp.float16), b.astype(jnp.float16)
     if vector:
       return acc + _vector_products(a, b, a_is_vector=block_m == 1,
                                     k_axis=k_axis, acc_dtype=acc_dtype)
@@ -245,7 +247,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
       split_k=c.split_k, tile_indices=tile_indices,
       transpose_a=p.transpose_a, transpose_b=p.transpose_b,
-      precision=precision)
+      precision=precision, upcast=c.upcast)
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,

@@ -25,6 +25,16 @@ def test_tile_config_is_frozen_and_hashable():
     config.block_m = 32
 
 
+@pytest.mark.parametrize("config", [
+    pallas_tiled.TileConfig(64, 64, 32),
+    pallas_tiled.TileConfig(128, 256, 64, num_warps=8, group_m=8, split_k=2,
+                            k_major_b=True, align_operands=True),
+    pallas_tiled.TileConfig(16, 16, 128, num_stages=4, upcast=True),
+], ids=lambda c: c.label)
+def test_label_parses_back_to_its_config(config):
+  assert pallas_tiled.TileConfig.from_label(config.label) == config
+
+
 BAD_FIELDS = [
     (dict(block_m=0), ValueError, "TileConfig.block_m must be positive, got 0"),
     (dict(block_k=-16), ValueError, "TileConfig.block_k must be positive"),
@@ -242,6 +252,44 @@ def test_decode_candidates_stream_wide_strips_over_aligned_rows_only(n, wide):
   0.56x jnp.matmul on an H100 against 0.83x), so only aligned rows get them."""
   candidates = pallas_tiled.candidate_configs(16, n, 4096, jnp.bfloat16)
   assert any(c.block_n >= 256 for c in candidates) == wide
+
+
+@pytest.mark.parametrize("shape", [(16, 4096, 4096), (2048, 8, 1536)],
+                         ids=["decode", "skinny-n-unaligned"])
+def test_float8_skinny_candidates_also_widen_to_bfloat16(shape):
+  """float8 decode and skinny candidates come also widened to bfloat16,
+  b read as stored (no transpose pass), where the dot's rate does not
+  bound; wide outputs, which it does, get none."""
+  candidates = pallas_tiled.candidate_configs(*shape, jnp.float8_e4m3fn)
+  upcast = [c for c in candidates if c.upcast]
+  assert upcast and not any(c.k_major_b for c in upcast)
+  assert len(upcast) == len(set(upcast))
+  if shape[1] <= 64:  # Also 16- and 32-row strips, unsplit and over two.
+    assert {(c.block_m, c.split_k) for c in upcast} >= {
+        (16, 1), (16, 2), (32, 1), (32, 2)}
+  assert not any(c.upcast for c in pallas_tiled.candidate_configs(
+      2048, 2048, 2048, jnp.float8_e4m3fn))
+  assert not any(c.upcast for c in pallas_tiled.candidate_configs(
+      *shape, jnp.bfloat16))
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, jnp.int8],
+                         ids=lambda d: jnp.dtype(d).name)
+@pytest.mark.parametrize("interpret", [True, False],
+                         ids=["interpreted", "compiled-check"])
+def test_upcast_takes_float8_alone(dtype, interpret):
+  """Widening anything but float8 to bfloat16 would round (float32) or
+  change the accumulator (int8): refused before tracing, interpreted too."""
+  config = pallas_tiled.TileConfig(16, 64, 64, upcast=True)
+  message = "config.upcast=True widens float8_e4m3fn.*these are " + (
+      jnp.dtype(dtype).name)
+  with pytest.raises(ValueError, match=message):
+    if interpret:
+      a = jnp.ones((8, 64), dtype)
+      pallas_tiled.matmul(a, a.T, config=config, interpret=True)
+    else:
+      triton_config.check_triton_tiles(config, dtype, HOPPER)
+  triton_config.check_triton_tiles(config, jnp.float8_e4m3fn, HOPPER)
 
 
 @pytest.mark.parametrize("k", [1, 16, 17, 5000])
