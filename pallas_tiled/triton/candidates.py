@@ -48,6 +48,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     candidates += _decode_configs(m, dtype, kmajors, unaligned)
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
+    if np.dtype(dtype) == jnp.float8_e4m3fn:
+      candidates += upcast_configs(candidates)
   else:
     candidates += short_k_configs(candidates[0], k, dtype)
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
@@ -68,8 +70,6 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
                                        align_operands=unaligned))
   if np.dtype(dtype) == jnp.float8_e4m3fn and 1 in (m, n):
     candidates += _float8_vector_configs(m, n, k)
-  if np.dtype(dtype) == jnp.float8_e4m3fn and layouts.is_skinny(m, n):
-    candidates += upcast_configs(m, n, candidates)
   candidates = list(dict.fromkeys(candidates))  # Short K repeats splits.
   valid = config_checks.passing(
       candidates, lambda c: check_triton_tiles(c, dtype, compute_capability))
@@ -155,22 +155,17 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
           for align in ([True, False] if unaligned else [False])]
 
 
-def upcast_configs(m: int, n: int, configs) -> list[TileConfig]:
-  """float8 decode and skinny configs widened to bfloat16 (`upcast`), b
-  read as stored: their products are memory-bound, and float8's wgmma
-  wants b K-major, a transpose pass before the kernel (or a layout change
-  in it). Each of `configs` (but vector tiles, which take no dot) reading b
-  as stored; for a skinny N also row strips of 16 and 32 rows, which give
-  a few thousand rows enough programs without K ranges and their sum."""
-  widened = [dataclasses.replace(c, upcast=True, k_major_b=False)
-             for c in configs if not c.is_vector]
-  if n <= layouts.SKINNY_DIM < m:
-    bk = layouts.swizzle_elements(jnp.float8_e4m3fn)
-    widened += [TileConfig(bm, heuristics.fit_block(n, MIN_DOT_DIM, 64), bk,
-                           4, 4, split_k=split, upcast=True,
-                           align_operands=configs[0].align_operands)
-                for bm in (16, 32) for split in (1, 2)]
-  return widened
+def upcast_configs(configs) -> list[TileConfig]:
+  """float8 skinny-N configs widened to float16 (`upcast`) beside each that
+  reads b K-major, reading b as stored and in place instead: float8's wgmma
+  wants b K-major, so those pay an XLA transpose of b (tiny here, but a
+  pass of its own: on an H100, 2048x8x4096's best widened config took 7.3
+  us, its best K-major one 8.3). Only wgmma tiles (64 rows or more): Triton's
+  16-row float8 dots already widen to float16 (the same times to 0.1%
+  on wild-tune's decode shapes, BUILD_NOTES.md)."""
+  return [dataclasses.replace(c, k_major_b=False, align_operands=False,
+                              upcast=True)
+          for c in configs if c.k_major_b and c.block_m >= 64]
 
 
 def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:

@@ -56,11 +56,13 @@ class TileConfig:
     (e.g. K = 4097), copy the operands into zero-padded buffers whose rows
     are, so that tile loads can be wide and aligned. Costs one pass over the
     operands; the output is written in place, never copied.
-  upcast: float8 only. Each K-phase's tiles are widened to bfloat16 (exactly:
-    every float8_e4m3fn value is a bfloat16 one) and multiplied at
-    bfloat16's rate. float8's wgmma wants both tiles K-major; bfloat16's
-    takes b as stored, so b needs no transpose pass. For memory-bound
-    (decode, skinny) products, where the dot's rate does not bound.
+  upcast: float8 only. Each K-phase's tiles are widened to float16 (exactly:
+    every float8_e4m3fn value is a float16 one, one conversion per two
+    elements) and multiplied at float16's rate, the products exact in the
+    float32 accumulator. float8's wgmma wants both tiles K-major; float16's
+    takes b as stored, so b needs no transpose pass. For skinny products,
+    where the dot's rate does not bound (Triton's 16-row float8 dots widen
+    to float16 themselves).
   """
 
   block_m: int
@@ -159,7 +161,7 @@ def check_upcast(config: TileConfig, dtype) -> None:
   are not float8 (compiled or interpreted: widening float32 would round)."""
   if config.upcast and np.dtype(dtype) != jnp.float8_e4m3fn:
     raise ValueError(
-        f"config.upcast=True widens float8_e4m3fn operands to bfloat16; these"
+        f"config.upcast=True widens float8_e4m3fn operands to float16; these"
         f" are {np.dtype(dtype).name}. Leave upcast False.")
 
 

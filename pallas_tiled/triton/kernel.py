@@ -124,7 +124,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
       b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
     else:
       b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
-    if upcast:  # Exact: float8 to bfloat16, whose dot takes b as stored.
+    if upcast:  # Exact: float8 to float16, whose dot takes b as stored.
       a, b = a.astype(jnp.float16), b.astype(jnp.float16)
     if vector:
       return acc + _vector_products(a, b, a_is_vector=block_m == 1,

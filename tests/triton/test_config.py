@@ -254,23 +254,23 @@ def test_decode_candidates_stream_wide_strips_over_aligned_rows_only(n, wide):
   assert any(c.block_n >= 256 for c in candidates) == wide
 
 
-@pytest.mark.parametrize("shape", [(16, 4096, 4096), (2048, 8, 1536)],
-                         ids=["decode", "skinny-n-unaligned"])
-def test_float8_skinny_candidates_also_widen_to_bfloat16(shape):
-  """float8 decode and skinny candidates come also widened to bfloat16,
-  b read as stored (no transpose pass), where the dot's rate does not
-  bound; wide outputs, which it does, get none."""
+@pytest.mark.parametrize("shape", [(2048, 8, 1536), (2048, 64, 4096)],
+                         ids=["unaligned-b", "aligned-b"])
+def test_float8_skinny_n_candidates_also_widen_to_float16(shape):
+  """Each float8 skinny-N candidate of 64 rows or more that reads b K-major
+  (a transpose pass) comes also widened to float16, b read as stored and in
+  place; decode, wide and other dtypes' candidates get none."""
   candidates = pallas_tiled.candidate_configs(*shape, jnp.float8_e4m3fn)
   upcast = [c for c in candidates if c.upcast]
-  assert upcast and not any(c.k_major_b for c in upcast)
-  assert len(upcast) == len(set(upcast))
-  if shape[1] <= 64:  # Also 16- and 32-row strips, unsplit and over two.
-    assert {(c.block_m, c.split_k) for c in upcast} >= {
-        (16, 1), (16, 2), (32, 1), (32, 2)}
-  assert not any(c.upcast for c in pallas_tiled.candidate_configs(
-      2048, 2048, 2048, jnp.float8_e4m3fn))
-  assert not any(c.upcast for c in pallas_tiled.candidate_configs(
-      *shape, jnp.bfloat16))
+  twin = lambda c: dataclasses.replace(c, k_major_b=False,
+                                       align_operands=False, upcast=True)
+  assert set(upcast) == {twin(c) for c in candidates
+                         if c.k_major_b and c.block_m >= 64}
+  assert upcast and not any(c.k_major_b or c.align_operands for c in upcast)
+  for other in ((16, 4096, 4096, jnp.float8_e4m3fn),
+                (2048, 2048, 2048, jnp.float8_e4m3fn),
+                (*shape, jnp.bfloat16), (*shape, jnp.float32)):
+    assert not any(c.upcast for c in pallas_tiled.candidate_configs(*other))
 
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, jnp.int8],
@@ -278,7 +278,7 @@ def test_float8_skinny_candidates_also_widen_to_bfloat16(shape):
 @pytest.mark.parametrize("interpret", [True, False],
                          ids=["interpreted", "compiled-check"])
 def test_upcast_takes_float8_alone(dtype, interpret):
-  """Widening anything but float8 to bfloat16 would round (float32) or
+  """Widening anything but float8 to float16 would round (float32) or
   change the accumulator (int8): refused before tracing, interpreted too."""
   config = pallas_tiled.TileConfig(16, 64, 64, upcast=True)
   message = "config.upcast=True widens float8_e4m3fn.*these are " + (

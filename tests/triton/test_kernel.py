@@ -98,17 +98,18 @@ def test_transposed_operand_kernels(config, transposes, rng):
     # float8 short K (14, unaligned rows) read in place, b as stored.
     ((130, 300, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
                                              group_m=16), jnp.float8_e4m3fn),
-    # float8 widened to bfloat16, b read as stored: a decode strip over 4
-    # K ranges (K = 1001: the last range partial, rows unaligned); a skinny
-    # N of 8 (8-byte rows read in place) in 16-row strips, 2 K ranges.
-    ((7, 129, 1001), pallas_tiled.TileConfig(16, 64, 256, split_k=4,
+    # float8 widened to float16, b read as stored: a skinny N of 8 (8-byte
+    # rows read in place) in 64-row tiles over 2 K ranges, as the
+    # candidates widen; a decode strip over 4 K ranges (K = 1001: the last
+    # range partial, rows unaligned).
+    ((1000, 8, 300), pallas_tiled.TileConfig(64, 16, 256, split_k=2,
                                              upcast=True), jnp.float8_e4m3fn),
-    ((1000, 8, 300), pallas_tiled.TileConfig(16, 16, 128, split_k=2,
+    ((7, 129, 1001), pallas_tiled.TileConfig(16, 64, 256, split_k=4,
                                              upcast=True), jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
         "skinny-n-f32-b-as-stored", "short-k-f8-in-place",
-        "decode-f8-upcast-sk4", "skinny-n-f8-upcast-sk2"])
+        "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
