@@ -139,7 +139,11 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
   """Skinny outputs (N <= 64 < M): one tile column, so the grid is the M
   tiles times the K ranges, each program streaming a block_m-row strip of
-  a; 64- and 128-row tiles over 1 to 8 K ranges, and unaligned rows both
+  a; 64- and 128-row tiles over 1 to 8 K ranges, 64-row ones also over 16
+  (a few hundred rows over 8 K ranges are 48 programs for 132 SMs: on the
+  H100's wild-tune, 8 ranges were the best of 1-8 on six of the 20 float32
+  shapes, all of 1000 rows or fewer; not 8-bit dtypes: float8's candidates
+  come widened too and would pass 32), and unaligned rows both
   read in place and copied aligned (the copy reads and writes all of a).
   Where wgmma wants b K-major (float32, float8) and its rows are aligned,
   also b as stored: b is at most 64 columns wide, and its transpose pass
@@ -147,11 +151,14 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
   (384x64x6144: 2.2 of 14.8 us)."""
   bk = layouts.swizzle_elements(dtype)
   bn = heuristics.fit_block(n, MIN_DOT_DIM, 64)
+  splits = (1, 2, 4, 8)
+  splits_64 = splits + ((16,) if np.dtype(dtype).itemsize > 1 else ())
   layouts_b = [kmajor] + ([False] if kmajor and not unaligned else [])
   return [TileConfig(bm, bn, 2 * bk, 4, 4, split_k=split, k_major_b=k_major_b,
                      align_operands=align)
-          for k_major_b in layouts_b for bm in (64, 128)
-          for split in (1, 2, 4, 8)
+          for k_major_b in layouts_b
+          for bm, bm_splits in ((64, splits_64), (128, splits))
+          for split in bm_splits
           for align in ([True, False] if unaligned else [False])]
 
 
