@@ -49,7 +49,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
     if np.dtype(dtype) == jnp.float8_e4m3fn:
-      candidates += upcast_configs(candidates)
+      candidates += _upcast_configs(candidates)
   else:
     candidates += short_k_configs(candidates[0], k, dtype)
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
@@ -162,7 +162,7 @@ def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:
           for align in ([True, False] if unaligned else [False])]
 
 
-def upcast_configs(configs) -> list[TileConfig]:
+def _upcast_configs(configs) -> list[TileConfig]:
   """float8 skinny-N configs widened to float16 (`upcast`) beside each that
   reads b K-major, reading b as stored and in place instead: float8's wgmma
   wants b K-major, so those pay an XLA transpose of b (tiny here, but a
