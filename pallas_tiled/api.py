@@ -201,8 +201,9 @@ def matmul(a, b, config=None, *, backend: str = "auto", precision=None,
   real_call = complex_products.real_call(call)
   backend = resolve_backend(real_call, config, backend)
   if isinstance(config, triton_config.TileConfig):
-    triton_config.check_upcast(config, real_call.dtype)
-    if not call.interpret:
+    if call.interpret:  # The compiled check starts with this one.
+      triton_config.check_upcast(config, real_call.dtype)
+    else:
       triton_config.check_triton_tiles(config, real_call.dtype,
                                        device.compute_capability(),
                                        real_call.out_dtype)

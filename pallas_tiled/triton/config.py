@@ -169,6 +169,7 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability,
                        out_dtype=None) -> None:
   """Raises ValueError if the compiled Triton tiled kernel cannot take `config`
   for `dtype` operands and an `out_dtype` result (default: `dtype`)."""
+  check_upcast(config, dtype)
   why = "Triton needs for every block (tensor sizes must be powers of two)"
   check_power_of_two_tiles(config, ("block_m", "block_n", "block_k"), why=why)
   for name in ("block_m", "block_n", "block_k"):
@@ -180,7 +181,6 @@ def check_triton_tiles(config: TileConfig, dtype, compute_capability,
           " more, 1 for a vector tile (block_m or block_n; no dot), or run"
           " with interpret=True."
       )
-  check_upcast(config, dtype)
   if config.block_k < min_block_k(dtype):
     raise ValueError(
         f"config.block_k={config.block_k} is below {min_block_k(dtype)} for"
