@@ -110,7 +110,7 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   term is not seen (float32's six-stage tile, fitted on five shapes of K
   <= 64, became the pick of most long-K float32 wild-check shapes)."""
   timed = [(shape, config, time_us,
-            cost_model.tile_class(config, shape[2], dtype))
+            cost_model.priced_class(config, *shape, dtype))
            for shape in shapes for config, time_us in times[shape].items()
            if not isinstance(config, str)]
   seen = collections.Counter(

@@ -60,6 +60,7 @@ from pallas_tiled.mosaic.config import ping_pong_variants
 from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
 from pallas_tiled.mosaic.config import transposed_variants
 from pallas_tiled.triton import candidates as triton_candidates
+from pallas_tiled.triton import folding
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
@@ -276,12 +277,21 @@ def tile_class(config, k: int, dtype) -> str:
       parts[:2] = [f"{config.tile_m}xWx{config.tile_k}"]
     label = "/".join(parts)
   else:
-    label = dataclasses.replace(config, align_operands=False).label
+    label = dataclasses.replace(config, align_operands=False,
+                                fold_b=False).label
     if is_one_phase_class(config, k, dtype):
       parts = label.split("/")
       parts[0] = f"{config.block_m}x{config.block_n}xK"
       label = "/".join(parts)
   return f"{config.backend}:{label}"
+
+
+def priced_class(config, m: int, n: int, k: int, dtype) -> str:
+  """The tile class pricing `config` on an (m, n, k) product: a folded
+  product's is that of the (shallower) product it runs (folding.py)."""
+  fold = (1 if isinstance(config, MosaicConfig)
+          else folding.folds(config, m, n, k, dtype))
+  return tile_class(config, k // fold, dtype)
 
 
 def is_one_phase_class(config, k: int, dtype) -> bool:
@@ -308,11 +318,17 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     split, aligned_bytes, unaligned_reads, serial = config.split_k, 0, 0, 0
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
+    partial_sums = (split > 1) * m * n * split * 4  # float32, added after.
     copies = relayout > 0  # Counted as one op: most copy a single array.
     if config.transposed:  # Per-class terms of a 256-wide tile, rescaled.
       width = config.tile_n + TRANSPOSED_WIDTH_OFFSET
       waves *= width / (256 + TRANSPOSED_WIDTH_OFFSET)
   else:
+    # A folded product is priced as the one it runs (folding.py), plus a's
+    # regrouping copy and the added partial sums of its kept rows.
+    fold, rows, a_bytes = folding.folds(config, m, n, k, dtype), m, m * k
+    if fold > 1:
+      m, n, k = fold * m, fold * n, k // fold
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
     waves = pl.cdiv(tiles, num_sms)
@@ -337,11 +353,15 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     unaligned_out = (n % step != 0) * m * n
     aligned_bytes = aligned * (unaligned_a * m * k + unaligned_b * k * n)
     copies = config.k_major_b + aligned * (unaligned_a + unaligned_b)
-  shared = (1.0, (split > 1) * m * n * split * 4 / 1e6,
+    partial_sums = (split > 1) * m * n * split * 4
+    if fold > 1:
+      partial_sums = rows * n * split * 4
+      aligned_bytes, copies = aligned_bytes + a_bytes, copies + 1
+  shared = (1.0, partial_sums / 1e6,
             aligned_bytes * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
             serial * itemsize / 1e3, unaligned_out * itemsize / 1e6,
-            float(copies + (split > 1)))
+            float(copies + (partial_sums > 0)))
   # Ping-pong consumers store one tile while the other computes the next:
   # only the last epilogue (and the pipeline's fill) is paid, once per CTA.
   ping_pong = isinstance(config, MosaicConfig) and config.ping_pong
@@ -386,7 +406,7 @@ def predict_us(config, m: int, n: int, k: int, dtype,
   coefs = coefs.get(regime(m, n))
   if coefs is None:
     return None
-  per_class = coefs["classes"].get(tile_class(config, k, dtype))
+  per_class = coefs["classes"].get(priced_class(config, m, n, k, dtype))
   if per_class is None:
     return None
   shared, per_tile = features(config, m, n, k, dtype, num_sms)

@@ -693,3 +693,23 @@ def test_aligning_is_priced_as_the_kernel_pads(hopper):
   as_stored = terms("128x64x32/w4/s4/align")
   assert as_stored["align"] == 112 * 2486 * 4 / 1e6
   assert as_stored["extra_ops"] == 1
+
+
+def test_folded_candidates_are_priced_as_the_product_they_run():
+  """A folded decode product (folding.py) costs what the folded product
+  its kernel runs costs, plus a's regrouping copy, the kept partial sums
+  and the two XLA ops around it; its tile class is that product's."""
+  shape, dtype, fold = (1, 50257, 768), jnp.bfloat16, 8
+  config = TileConfig(16, 256, 128, num_stages=3, fold_b=True)
+  twin = dataclasses.replace(config, fold_b=False)
+  folded = (fold * shape[0], fold * shape[1], shape[2] // fold)
+  shared, per_tile = cost_model.features(config, *shape, dtype, 132)
+  twin_shared, twin_tile = cost_model.features(twin, *folded, dtype, 132)
+  assert per_tile == twin_tile
+  terms = dict(zip(cost_model.SHARED_TERMS, shared))
+  twin_terms = dict(zip(cost_model.SHARED_TERMS, twin_shared))
+  assert terms["reduce"] == shape[0] * folded[1] * 4 / 1e6
+  assert terms["align"] == twin_terms["align"] + shape[0] * shape[2] * 2 / 1e6
+  assert terms["extra_ops"] == twin_terms["extra_ops"] + 2
+  assert cost_model.priced_class(config, *shape, dtype) == (
+      cost_model.tile_class(twin, folded[2], dtype))

@@ -11,10 +11,14 @@ import numpy as np
 from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
+from pallas_tiled.triton import folding
 from pallas_tiled.triton import heuristics
 from pallas_tiled.triton.config import MIN_DOT_DIM
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
+
+# The most rows a folded a may have (`_folded_configs`).
+_MAX_FOLDED_ROWS = 32
 
 
 def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
@@ -46,6 +50,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
     candidates += _vector_configs(m, n, k)
   elif m <= layouts.SKINNY_DIM:
     candidates += _decode_configs(m, dtype, kmajors, unaligned)
+    candidates += _folded_configs(m, n, k, dtype)
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
     if np.dtype(dtype) == jnp.float8_e4m3fn:
@@ -134,6 +139,31 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
                                  (512, bk, 8, 3), (128, 2 * bk, 4, 5)):
     configs.append(TileConfig(bm, bn, bkk, warps, stages))
   return configs
+
+
+def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:
+  """Decode products whose b rows are not 16-byte multiples, over b's rows
+  folded into aligned ones (`folding.py`), in the wide strips aligned decode
+  rows stream fastest; only where the folded a is at most 32 rows: on an
+  H100 (bfloat16, shapes in neither wild split), 1-4 output rows folded ran
+  0.94-1.18x jnp.matmul against the in-place reads' 0.60-0.90x, 8 rows
+  (64 folded) 0.60x. Only strips that give every SM a program: they are
+  not split along K. 16-bit dtypes only: TF32 wants b K-major, float32
+  matrix-vector products take vector tiles, and a float8 decode product
+  of one row already tunes 32 candidates (folded, its best 256-wide strip
+  ran 1.33-1.47x the pick's speed on three of four such H100 shapes, 0.78x
+  on the fourth; BUILD_NOTES.md)."""
+  fold = folding.fold_factor(n, dtype)
+  if (fold == 1 or k % fold or fold * m > _MAX_FOLDED_ROWS
+      or np.dtype(dtype).itemsize != 2):
+    return []
+  bk = layouts.swizzle_elements(dtype)
+  bm = heuristics.fit_block(fold * m, MIN_DOT_DIM, _MAX_FOLDED_ROWS)
+  return [TileConfig(bm, bn, bkk, warps, stages, fold_b=True)
+          for bn, bkk, warps, stages in ((128, 2 * bk, 4, 4),
+                                         (256, 2 * bk, 4, 3),
+                                         (256, bk, 4, 5), (512, bk, 8, 3))
+          if pl.cdiv(fold * n, bn) >= device.sm_count()]
 
 
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:

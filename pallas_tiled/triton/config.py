@@ -30,7 +30,7 @@ MIN_DOT_DIM = 16
 MIN_INT8_BLOCK_K = 32
 # The boolean knobs of a label, by the field each sets.
 _FLAG_KNOBS = {"kmajor": "k_major_b", "align": "align_operands",
-               "up": "upcast"}
+               "up": "upcast", "fold": "fold_b"}
 
 
 def min_block_k(dtype) -> int:
@@ -63,6 +63,14 @@ class TileConfig:
     takes b as stored, so b needs no transpose pass. For skinny products,
     where the dot's rate does not bound (Triton's 16-row float8 dots widen
     to float16 themselves).
+  fold_b: where b's rows (N long) are not 16-byte multiples, the product
+    runs over b viewed with several rows folded into one aligned row (a
+    free reshape; a's columns regrouped by a small copy) and keeps each
+    output column's own block of partial sums, added after the kernel
+    (`folding.py`). For decode products with an unaligned vocabulary, which
+    read b once; only where the folded a's rows fit one tile row (a few
+    rows of output) and K is a whole number of folds, else b is read as
+    stored.
   """
 
   block_m: int
@@ -75,6 +83,7 @@ class TileConfig:
   k_major_b: bool = False
   align_operands: bool = False
   upcast: bool = False
+  fold_b: bool = False
 
   backend = "triton"  # Not a field: which backend runs this config.
 
@@ -92,7 +101,7 @@ class TileConfig:
 
   @property
   def label(self) -> str:
-    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align/up."""
+    """A compact name, e.g. 128x256x64/w8/s3/g8/sk2/kmajor/align/up/fold."""
     parts = [f"{self.block_m}x{self.block_n}x{self.block_k}",
              f"w{self.num_warps}", f"s{self.num_stages}"]
     if self.group_m != 1:
@@ -105,6 +114,8 @@ class TileConfig:
       parts.append("align")
     if self.upcast:
       parts.append("up")
+    if self.fold_b:
+      parts.append("fold")
     return "/".join(parts)
 
   @classmethod
@@ -127,7 +138,7 @@ class TileConfig:
     except ValueError as e:
       raise ValueError(
           f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
-          f"[/kmajor][/align][/up]: {e}") from None
+          f"[/kmajor][/align][/up][/fold]: {e}") from None
     return cls(block_m, block_n, block_k, **kwargs)
 
   def shared_memory_bytes(self, dtype, out_dtype=None) -> int:

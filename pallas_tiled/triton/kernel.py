@@ -44,6 +44,7 @@ from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
 from pallas_tiled import validation
 from pallas_tiled import vma
+from pallas_tiled.triton import folding
 from pallas_tiled.triton import heuristics
 from pallas_tiled.triton import masking
 from pallas_tiled.tuning import cache as tuning_cache
@@ -93,9 +94,23 @@ def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
   return vector.reshape(shape).astype(acc_dtype) * tile.astype(acc_dtype)
 
 
-def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
-            tile_indices, transpose_a, transpose_b, precision, upcast):
-  block_m, block_n = o_ref.shape[-2:]
+def _diagonal_blocks(acc, col0, *, rows: int, n: int, out_rows: int):
+  """A folded product's tile (`folding.py`) to the partial sums it keeps:
+  column c (of b's fold group c // n) keeps acc's rows (c // n) * rows + i,
+  as row i of an `out_rows`-row tile (rows past `rows` are not stored)."""
+  block_m, block_n = acc.shape
+  group = ((col0 + jnp.arange(block_n)) // n)[None, :]
+  row, out_row = jnp.arange(block_m)[:, None], jnp.arange(out_rows)[:, None]
+  kept = jnp.zeros((out_rows, block_n), acc.dtype)
+  for i in range(rows):
+    diagonal = jnp.where(row == group * rows + i, acc, 0).sum(axis=0)
+    kept = jnp.where(out_row == i, diagonal[None, :], kept)
+  return kept
+
+
+def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
+            k_strip, split_k, tile_indices, transpose_a, transpose_b,
+            precision, upcast, fold):
   acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
   vector = block_m == 1 or block_n == 1
   sums_shape, k_axis = _vector_sums(block_m, block_n, block_k,
@@ -144,6 +159,11 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_k, k_strip, split_k,
     acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
   if vector:
     acc = acc.sum(axis=k_axis).reshape(block_m, block_n)
+  if fold > 1:  # Each column's own block of rows (folding.py).
+    rows = m // fold
+    acc = _diagonal_blocks(acc, j * block_n, rows=rows, n=n // fold,
+                           out_rows=o_ref.shape[-2])
+    row_mask = masking.edge_mask(0, o_ref.shape[-2], rows)
 
   masking.store(o_ref, dtypes.cast_result(acc, o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
@@ -179,11 +199,12 @@ def _kernel_precision(precision, dtype, interpret):
   return precision
 
 
-def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype):
+def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype, fold):
   """Each program's blocks: its row strip of `a`, its column strip of `b`
   (both k_strip deep: all of K, or its K range with split_k), and its output
   tile; and the output's shape (partial sums in `acc_dtype`, one slab per K
-  range, with split_k)."""
+  range, with split_k; a folded product's kept partial sums, M / fold
+  rows, `folding.py`)."""
   # Grid point (p0, p1, pz) -> batch element g, tile (i, j), K range s.
   tile_i = lambda p0, p1: tile_indices(p0, p1)[0]
   tile_j = lambda p0, p1: tile_indices(p0, p1)[1]
@@ -205,7 +226,14 @@ def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype):
     b_spec = pl.BlockSpec((None, k_strip, c.block_n),
                           lambda p0, p1, pz: (p.b_index(g_of(pz)), s_of(pz),
                                               tile_j(p0, p1)))
-  if c.split_k == 1:
+  if fold > 1:  # One tile row: the folded rows fit one (folding.folds).
+    rows = p.m // fold
+    out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, rows, p.n),
+                                     acc_dtype)
+    out_spec = pl.BlockSpec(
+        (None, None, pl.next_power_of_2(rows), c.block_n),
+        lambda p0, p1, pz: (s_of(pz), g_of(pz), 0, tile_j(p0, p1)))
+  elif c.split_k == 1:
     out_shape = jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype)
     out_spec = pl.BlockSpec((None, c.block_m, c.block_n),
                             lambda p0, p1, pz: (pz, *tile_indices(p0, p1)))
@@ -231,6 +259,9 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   if c.k_major_b and not p.transpose_b:
     b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
     p = dataclasses.replace(p, transpose_b=True)
+  fold = folding.folds(c, p.m, p.n, p.k, a.dtype, transpose_b=p.transpose_b)
+  if fold > 1:
+    a, b, p = folding.fold_operands(a, b, p, fold)
   k = p.k
   if c.align_operands:
     a, b, k = _aligned(a, b, p)
@@ -241,13 +272,14 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   in_specs, out_spec, out_shape = _block_specs(
       p, c, tile_indices, k_strip, out_dtype,
-      dtypes.accumulator_dtype(a.dtype))
+      dtypes.accumulator_dtype(a.dtype), fold)
   out_shape = vma.out_struct(out_shape.shape, out_shape.dtype, a, b)
   kernel = functools.partial(
-      _kernel, m=p.m, n=p.n, k=k, block_k=c.block_k, k_strip=k_strip,
-      split_k=c.split_k, tile_indices=tile_indices,
-      transpose_a=p.transpose_a, transpose_b=p.transpose_b,
-      precision=precision, upcast=c.upcast)
+      _kernel, m=p.m, n=p.n, k=k, block_m=c.block_m, block_n=c.block_n,
+      block_k=c.block_k, k_strip=k_strip, split_k=c.split_k,
+      tile_indices=tile_indices, transpose_a=p.transpose_a,
+      transpose_b=p.transpose_b, precision=precision, upcast=c.upcast,
+      fold=fold)
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,
@@ -259,6 +291,8 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       interpret=interpret,
       name="pallas_tiled_matmul",
   )(a, b)
+  if fold > 1:  # Adds each element's folds and K ranges.
+    return folding.unfold(out, fold, out_dtype)
   if c.split_k > 1:  # Adds the K ranges' partial sums.
     out = dtypes.cast_result(out.sum(axis=0, dtype=out.dtype), out_dtype)
   return out

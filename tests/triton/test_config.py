@@ -12,6 +12,7 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled.triton import config as triton_config
+from pallas_tiled.triton import folding
 from pallas_tiled.triton import heuristics as triton_heuristics
 from pallas_tiled.triton import kernel as triton_kernel
 from tests import helpers
@@ -30,6 +31,7 @@ def test_tile_config_is_frozen_and_hashable():
     pallas_tiled.TileConfig(128, 256, 64, num_warps=8, group_m=8, split_k=2,
                             k_major_b=True, align_operands=True),
     pallas_tiled.TileConfig(16, 16, 128, num_stages=4, upcast=True),
+    pallas_tiled.TileConfig(16, 512, 64, num_warps=8, fold_b=True),
 ], ids=lambda c: c.label)
 def test_label_parses_back_to_its_config(config):
   assert pallas_tiled.TileConfig.from_label(config.label) == config
@@ -271,6 +273,23 @@ def test_float8_skinny_n_candidates_also_widen_to_float16(shape):
                 (2048, 2048, 2048, jnp.float8_e4m3fn),
                 (*shape, jnp.bfloat16), (*shape, jnp.float32)):
     assert not any(c.upcast for c in pallas_tiled.candidate_configs(*other))
+
+
+@pytest.mark.parametrize("shape, dtype", [
+    ((1, 50257, 768), jnp.bfloat16), ((4, 32001, 4096), jnp.float16)],
+                         ids=["bf16-1", "f16-4"])
+def test_unaligned_decode_candidates_also_fold(shape, dtype):
+  """Decode products whose b rows are not 16-byte multiples come also over
+  folded rows, each config folding (not read as stored), 32 folded rows at
+  most; aligned rows, float32, float8 and more rows than that get none."""
+  folded = [c for c in pallas_tiled.candidate_configs(*shape, dtype)
+            if c.fold_b]
+  assert folded
+  assert all(folding.folds(c, *shape, dtype) > 1 for c in folded)
+  for other in ((1, 50304, 768, jnp.bfloat16), (8, 32001, 4096, jnp.float16),
+                (1, 32001, 4096, jnp.float8_e4m3fn),
+                (2, 32001, 4096, jnp.float32)):
+    assert not any(c.fold_b for c in pallas_tiled.candidate_configs(*other))
 
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32, jnp.int8],

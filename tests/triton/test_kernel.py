@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
+from pallas_tiled.triton import folding
 from pallas_tiled.triton import kernel as triton_kernel
 from tests import helpers
 
@@ -115,6 +116,68 @@ def test_decode_and_skinny_configs(shape, config, dtype, rng):
   strips) and for a K of one K-phase."""
   a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+# Folded b rows (`folding.py`): decode products whose b rows (N long) are
+# not 16-byte multiples, each with the fold it runs (8 rows of 16-bit b where
+# N is odd, 16 of 8-bit, 4 of float32). K / fold leaves a partial last
+# K-phase (1000 / 8 = 125 over 64-wide phases; 20 over 32); the folded N
+# (8 * 1001) a partial last strip; 2 rows x 8 folds fill a 16-row tile; K
+# ranges add their partial sums with the folds'; int8 sums exactly in int32.
+FOLD_CASES = [
+    ((1, 1001, 1000), pallas_tiled.TileConfig(16, 128, 64, fold_b=True),
+     jnp.bfloat16, None, 8),
+    ((2, 127, 136), pallas_tiled.TileConfig(16, 64, 16, split_k=2,
+                                            fold_b=True), jnp.float16, None,
+     8),
+    ((1, 129, 320), pallas_tiled.TileConfig(16, 128, 32, fold_b=True),
+     jnp.float8_e4m3fn, None, 16),
+    ((1, 1001, 64), pallas_tiled.TileConfig(16, 128, 32, fold_b=True),
+     jnp.int8, jnp.int32, 16),
+    ((3, 129, 40), pallas_tiled.TileConfig(16, 64, 16, fold_b=True),
+     jnp.float32, None, 4),
+]
+
+
+@pytest.mark.parametrize(
+    "shape, config, dtype, out_dtype, fold", FOLD_CASES,
+    ids=[f"{jnp.dtype(c[2]).name}-{'x'.join(map(str, c[0]))}-{c[1].label}"
+         for c in FOLD_CASES])
+def test_folded_decode_configs(shape, config, dtype, out_dtype, fold, rng):
+  """Interpreted, an unstored partial sum stays NaN and poisons its sum."""
+  m, n, k = shape
+  assert folding.folds(config, m, n, k, dtype) == fold  # Not read as stored.
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  out = helpers.call_with_poisoned_output(
+      IMPLS["tiled"], a, b, config=config, preferred_element_type=out_dtype)
+  helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
+
+
+def test_folded_batch_shares_b(rng):
+  a, b = helpers.random_operands(rng, 1, 129, 64, jnp.bfloat16)
+  a = jnp.stack([a, 2 * a, -a])
+  config = pallas_tiled.TileConfig(16, 64, 32, fold_b=True)
+  out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.parametrize("shape, transpose_b, block_m", [
+    ((1, 1001, 1000), True, 16),  # b stored (N, K): its rows are K long.
+    ((1, 1001, 1001), False, 16),  # K not a whole number of folds.
+    ((3, 1001, 1000), False, 16),  # 24 folded rows over a 16-row tile.
+    ((1, 1000, 1000), False, 16),  # Aligned rows: nothing to fold.
+], ids=["b-stored-NxK", "k-not-whole-folds", "rows-past-one-tile", "aligned"])
+def test_fold_where_it_cannot_reads_b_as_stored(shape, transpose_b, block_m,
+                                                rng):
+  """A config that asks to fold runs unfolded where it cannot, correctly."""
+  config = pallas_tiled.TileConfig(block_m, 64, 64, fold_b=True)
+  assert folding.folds(config, *shape, jnp.bfloat16,
+                       transpose_b=transpose_b) == 1
+  a, b = helpers.random_operands(rng, *shape, jnp.bfloat16)
+  out = helpers.stored_product(triton_kernel.batched_product, a, b,
+                               transpose_a=False, transpose_b=transpose_b,
+                               config=config)
   helpers.assert_matmul_close(out, a, b)
 
 

@@ -1,0 +1,78 @@
+"""Folded rows of b: decode products whose b rows are not 16-byte multiples.
+
+A row-major b of N columns where N * itemsize is no multiple of 16 bytes
+(vocabularies of 50257 or 51865) starts its rows at every alignment, so the
+kernel loads them element by element; an aligned copy reads and writes all
+of b before a product that reads it once. But `fold` consecutive rows,
+fold = 16 / gcd(16, N * itemsize), are a 16-byte multiple: b viewed as
+(K / fold, fold * N), a free reshape, has aligned rows. Its column c holds,
+in row j, b[j * fold + c // N, c % N]. With a's columns regrouped alike (a
+small XLA copy of a),
+
+  a_folded[g * M + i, j] = a[i, j * fold + g]       ((fold * M, K / fold)),
+
+row g * M + i of the folded product holds, in column h * N + n, the sum over
+j of a[i, j * fold + g] b[j * fold + h, n]: where g = h, the terms of
+a[i, k] b[k, n] with k = g (mod fold). The kernel keeps only that diagonal
+block of each column (`kernel._diagonal_blocks`), so it stores fold * M * N
+float32 partial sums, and one XLA pass adds each element's fold of them
+(and its K ranges') in a fixed order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_tiled import batching
+from pallas_tiled import dtypes
+
+# What each row of the folded b must span a multiple of (wide, aligned loads).
+ALIGNMENT_BYTES = 16
+
+
+def fold_factor(n: int, dtype) -> int:
+  """Rows of b (N long) that together span a 16-byte multiple."""
+  row_bytes = n * np.dtype(dtype).itemsize
+  return ALIGNMENT_BYTES // math.gcd(ALIGNMENT_BYTES, row_bytes)
+
+
+def folds(config, m: int, n: int, k: int, dtype, *,
+          transpose_b: bool = False) -> int:
+  """The fold `config` runs an (m, k) @ (k, n) product with: fold_factor
+  where it asks to fold (`TileConfig.fold_b`), b is stored (K, N) with
+  unaligned rows, K is a whole number of folds, and the folded a's rows fit
+  one tile row (each column's diagonal block is then one program's); else
+  1, and b is read as stored."""
+  fold = fold_factor(n, dtype)
+  if (not config.fold_b or transpose_b or fold == 1 or k % fold
+      or fold * m > config.block_m):
+    return 1
+  return fold
+
+
+def fold_operands(a, b, problem: batching.BatchedProblem, fold: int):
+  """(a_folded, b viewed with folded rows, their problem): a is (batches,
+  M, K), or (batches, K, M) with transpose_a; b is (batches, K, N)."""
+  p = problem
+  if p.transpose_a:
+    a = jnp.swapaxes(a, 1, 2)
+  batches = a.shape[0]
+  a = a.reshape(batches, p.m, p.k // fold, fold).transpose(0, 3, 1, 2)
+  a = a.reshape(batches, fold * p.m, p.k // fold)
+  b = b.reshape(b.shape[0], p.k // fold, fold * p.n)
+  folded = dataclasses.replace(p, m=fold * p.m, n=fold * p.n, k=p.k // fold,
+                               transpose_a=False)
+  return a, b, folded
+
+
+def unfold(partials, fold: int, out_dtype):
+  """(K ranges, batch, M, fold * N) partial sums to the (batch, M, N)
+  product: each element's K ranges and folds added, then cast."""
+  ranges, size, m, folded_n = partials.shape
+  partials = partials.reshape(ranges, size, m, fold, folded_n // fold)
+  return dtypes.cast_result(partials.sum(axis=(0, 3), dtype=partials.dtype),
+                            out_dtype)
