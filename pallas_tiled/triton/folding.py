@@ -29,6 +29,7 @@ import numpy as np
 
 from pallas_tiled import batching
 from pallas_tiled import dtypes
+from pallas_tiled import validation
 
 # What each row of the folded b must span a multiple of (wide, aligned loads).
 ALIGNMENT_BYTES = 16
@@ -46,10 +47,12 @@ def folds(config, m: int, n: int, k: int, dtype, *,
   where it asks to fold (`TileConfig.fold_b`), b is stored (K, N) with
   unaligned rows, K is a whole number of folds, and the folded a's rows fit
   one tile row (each column's diagonal block is then one program's); else
-  1, and b is read as stored."""
+  1, and b is read as stored (also for symbolic dimensions)."""
+  if (not config.fold_b or transpose_b
+      or validation.is_symbolic(m, n, k)):
+    return 1
   fold = fold_factor(n, dtype)
-  if (not config.fold_b or transpose_b or fold == 1 or k % fold
-      or fold * m > config.block_m):
+  if fold == 1 or k % fold or fold * m > config.block_m:
     return 1
   return fold
 
