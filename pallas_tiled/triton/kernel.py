@@ -21,6 +21,10 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
   vector into the other operand's tile elementwise and sums along K once at
   the end, exactly in the accumulator's dtype (IEEE float32 for float32
   at any precision, as XLA's matrix-vector products are).
+* Folded rows (`fold_b`, `folding.py`): a decode product whose b rows are
+  not 16-byte multiples runs over b viewed with several rows per aligned
+  row and a's columns regrouped alike; each output column keeps only its
+  own group's rows of the tile (`_diagonal_blocks`), added up after.
 * Boundaries: any M, N and K. Out-of-range rows, columns and the partial last
   K-phase are zero-filled by masked loads, so they add nothing; edge output
   tiles are stored with a mask. Operands are copied (transposed, or padded to
