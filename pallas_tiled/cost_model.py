@@ -325,10 +325,12 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
       waves *= width / (256 + TRANSPOSED_WIDTH_OFFSET)
   else:
     # A folded product is priced as the one it runs (folding.py), plus a's
-    # regrouping copy and the added partial sums of its kept rows.
+    # regrouping copy and the added partial sums of its kept rows; read
+    # through windows, as one tile row.
     fold, rows, a_bytes = folding.folds(config, m, n, k, dtype), m, m * k
     if fold > 1:
-      m, n, k = fold * m, fold * n, k // fold
+      m = config.block_m if folding.windowed(config, m, fold) else fold * m
+      n, k = fold * n, k // fold
     split = config.split_k
     tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
     waves = pl.cdiv(tiles, num_sms)

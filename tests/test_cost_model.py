@@ -695,14 +695,19 @@ def test_aligning_is_priced_as_the_kernel_pads(hopper):
   assert as_stored["extra_ops"] == 1
 
 
-def test_folded_candidates_are_priced_as_the_product_they_run():
+@pytest.mark.parametrize("shape, folded_rows", [((1, 50257, 768), 8),
+                                                ((8, 50257, 768), 16)],
+                         ids=["one-tile-row", "windows"])
+def test_folded_candidates_are_priced_as_the_product_they_run(shape,
+                                                              folded_rows):
   """A folded decode product (folding.py) costs what the folded product
-  its kernel runs costs, plus a's regrouping copy, the kept partial sums
+  its kernel runs costs (one tile row, through 16-row windows where the
+  folded rows pass one), plus a's regrouping copy, the kept partial sums
   and the two XLA ops around it; its tile class is that product's."""
-  shape, dtype, fold = (1, 50257, 768), jnp.bfloat16, 8
+  dtype, fold = jnp.bfloat16, 8
   config = TileConfig(16, 256, 128, num_stages=3, fold_b=True)
   twin = dataclasses.replace(config, fold_b=False)
-  folded = (fold * shape[0], fold * shape[1], shape[2] // fold)
+  folded = (folded_rows, fold * shape[1], shape[2] // fold)
   shared, per_tile = cost_model.features(config, *shape, dtype, 132)
   twin_shared, twin_tile = cost_model.features(twin, *folded, dtype, 132)
   assert per_tile == twin_tile

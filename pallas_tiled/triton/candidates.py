@@ -142,28 +142,31 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
 
 
 def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:
-  """Decode products whose b rows are not 16-byte multiples, over b's rows
-  folded into aligned ones (`folding.py`), in the wide strips aligned decode
-  rows stream fastest; only where the folded a is at most 32 rows: on an
-  H100 (bfloat16, shapes in neither wild split), 1-4 output rows folded ran
-  0.94-1.18x jnp.matmul against the in-place reads' 0.60-0.90x, 8 rows
-  (64 folded) 0.60x. Only strips that give every SM a program: they are
-  not split along K. 16-bit dtypes only: TF32 wants b K-major, float32
+  """Decode products of up to 16 rows whose b rows are not 16-byte
+  multiples, over b's rows folded into aligned ones (`folding.py`), in the
+  wide strips aligned decode rows stream fastest. Up to 32 folded rows in
+  one tile row: on an H100 (bfloat16, shapes in neither wild split), 1-4
+  output rows folded ran 0.94-1.18x jnp.matmul against the in-place reads'
+  0.60-0.90x, and 8 rows folded into one 64-row tile 0.60x; more through
+  16-row windows, two per column tile. Only strips that give every SM a
+  program (they are not split along K) and span at most two fold groups. 16-bit dtypes only: TF32 wants b K-major, float32
   matrix-vector products take vector tiles, and a float8 decode product
   of one row already tunes 32 candidates (folded, its best 256-wide strip
   ran 1.33-1.47x the pick's speed on three of four such H100 shapes, 0.78x
   on the fourth; BUILD_NOTES.md)."""
   fold = folding.fold_factor(n, dtype)
-  if (fold == 1 or k % fold or fold * m > _MAX_FOLDED_ROWS
+  if (fold == 1 or k % fold or m > MIN_DOT_DIM
       or np.dtype(dtype).itemsize != 2):
     return []
   bk = layouts.swizzle_elements(dtype)
-  bm = heuristics.fit_block(fold * m, MIN_DOT_DIM, _MAX_FOLDED_ROWS)
+  # One tile row of every group's rows, else 16-row windows (folding.py).
+  bm = (heuristics.fit_block(fold * m, MIN_DOT_DIM, _MAX_FOLDED_ROWS)
+        if fold * m <= _MAX_FOLDED_ROWS else MIN_DOT_DIM)
   return [TileConfig(bm, bn, bkk, warps, stages, fold_b=True)
           for bn, bkk, warps, stages in ((128, 2 * bk, 4, 4),
                                          (256, 2 * bk, 4, 3),
                                          (256, bk, 4, 5), (512, bk, 8, 3))
-          if pl.cdiv(fold * n, bn) >= device.sm_count()]
+          if pl.cdiv(fold * n, bn) >= device.sm_count() and bn <= n]
 
 
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:

@@ -17,6 +17,12 @@ a[i, k] b[k, n] with k = g (mod fold). The kernel keeps only that diagonal
 block of each column (`kernel._diagonal_blocks`), so it stores fold * M * N
 float32 partial sums, and one XLA pass adds each element's fold of them
 (and its K ranges') in a fixed order.
+
+Where the fold * M rows pass one tile row, each group's M rows get a tile
+row of their own in a_folded (zero rows pad them), and a column tile, which
+spans at most two groups, multiplies the two groups' windows into two
+accumulators and keeps each column's own (`windowed`): two dots of block_m
+rows where one of fold * M rows would do fold / 2 times the work.
 """
 
 from __future__ import annotations
@@ -44,31 +50,45 @@ def fold_factor(n: int, dtype) -> int:
 def folds(config, m: int, n: int, k: int, dtype, *,
           transpose_b: bool = False) -> int:
   """The fold `config` runs an (m, k) @ (k, n) product with: fold_factor
-  where it asks to fold (`TileConfig.fold_b`), b is stored (K, N) with
-  unaligned rows, K is a whole number of folds, and the folded a's rows fit
-  one tile row (each column's diagonal block is then one program's); else
-  1, and b is read as stored (also for symbolic dimensions)."""
-  if (not config.fold_b or transpose_b
+  where it asks to fold (`TileConfig.fold_b`, not a vector tile), b is
+  stored (K, N) with unaligned rows, K is a whole number of folds, and the
+  folded a's rows fit one tile row, or M rows fit one and a column tile
+  spans at most two fold groups (`windowed`); else 1, and b is read as
+  stored (also for symbolic dimensions)."""
+  if (not config.fold_b or config.is_vector or transpose_b
       or validation.is_symbolic(m, n, k)):
     return 1
   fold = fold_factor(n, dtype)
-  if fold == 1 or k % fold or fold * m > config.block_m:
+  if fold == 1 or k % fold:
     return 1
-  return fold
+  if fold * m <= config.block_m or (m <= config.block_m
+                                    and config.block_n <= n):
+    return fold
+  return 1
 
 
-def fold_operands(a, b, problem: batching.BatchedProblem, fold: int):
+def windowed(config, m: int, fold: int) -> bool:
+  """Whether a folded product reads each fold group's rows of a through a
+  window of its own (the groups pass one tile row)."""
+  return fold > 1 and fold * m > config.block_m
+
+
+def fold_operands(a, b, problem: batching.BatchedProblem, fold: int,
+                  group_rows: int):
   """(a_folded, b viewed with folded rows, their problem): a is (batches,
-  M, K), or (batches, K, M) with transpose_a; b is (batches, K, N)."""
+  M, K), or (batches, K, M) with transpose_a; b is (batches, K, N). Each
+  fold group takes `group_rows` rows of a_folded: M, or a window's (zeros
+  past M)."""
   p = problem
   if p.transpose_a:
     a = jnp.swapaxes(a, 1, 2)
   batches = a.shape[0]
   a = a.reshape(batches, p.m, p.k // fold, fold).transpose(0, 3, 1, 2)
-  a = a.reshape(batches, fold * p.m, p.k // fold)
+  a = jnp.pad(a, ((0, 0), (0, 0), (0, group_rows - p.m), (0, 0)))
+  a = a.reshape(batches, fold * group_rows, p.k // fold)
   b = b.reshape(b.shape[0], p.k // fold, fold * p.n)
-  folded = dataclasses.replace(p, m=fold * p.m, n=fold * p.n, k=p.k // fold,
-                               transpose_a=False)
+  folded = dataclasses.replace(p, m=fold * group_rows, n=fold * p.n,
+                               k=p.k // fold, transpose_a=False)
   return a, b, folded
 
 

@@ -98,23 +98,30 @@ def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
   return vector.reshape(shape).astype(acc_dtype) * tile.astype(acc_dtype)
 
 
-def _diagonal_blocks(acc, col0, *, rows: int, n: int, out_rows: int):
+def _diagonal_blocks(acc, group, *, rows: int):
   """A folded product's tile (`folding.py`) to the partial sums it keeps:
-  column c (of b's fold group c // n) keeps acc's rows (c // n) * rows + i,
-  as row i of an `out_rows`-row tile (rows past `rows` are not stored)."""
-  block_m, block_n = acc.shape
-  group = ((col0 + jnp.arange(block_n)) // n)[None, :]
-  row, out_row = jnp.arange(block_m)[:, None], jnp.arange(out_rows)[:, None]
-  kept = jnp.zeros((out_rows, block_n), acc.dtype)
+  column c (of fold group group[c]) keeps acc's rows group[c] * rows + i,
+  as its row i (rows past `rows` are zeros, not stored)."""
+  row = jnp.arange(acc.shape[0])[:, None]
+  kept = jnp.zeros_like(acc)
   for i in range(rows):
     diagonal = jnp.where(row == group * rows + i, acc, 0).sum(axis=0)
-    kept = jnp.where(out_row == i, diagonal[None, :], kept)
+    kept = jnp.where(row == i, diagonal[None, :], kept)
   return kept
+
+
+def _fold_groups(col0, block_n, *, n: int, fold: int):
+  """The fold groups of a folded product's column tile from `col0` (b's
+  rows of group g are its columns g * n to g * n + n - 1): each column's,
+  and the first two (a tile no wider than n spans at most two)."""
+  group = ((col0 + jnp.arange(block_n)) // n)[None, :]
+  first = col0 // n
+  return group, (first, jnp.minimum(first + 1, fold - 1))
 
 
 def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
             k_strip, split_k, tile_indices, transpose_a, transpose_b,
-            precision, upcast, fold):
+            precision, upcast, fold, fold_rows, windowed):
   acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
   vector = block_m == 1 or block_n == 1
   sums_shape, k_axis = _vector_sums(block_m, block_n, block_k,
@@ -130,31 +137,43 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
     k_range = pl.program_id(2) % split_k
     k_len = jnp.clip(k - k_range * k_strip, 0, k_strip)
 
+  if fold > 1:
+    group, windows = _fold_groups(j * block_n, block_n, n=n // fold,
+                                  fold=fold)
+  contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
+  dot = lambda a, b, acc: acc + lax.dot_general(
+      a, b, (contract, ((), ())), precision=precision,
+      preferred_element_type=acc.dtype)
+
   def phase(start, acc, k_mask=None):
     ks = pl.ds(start, block_k)
     # Operands stored transposed are read as they lie, (K, block_m) tiles of
     # a or (block_n, K) tiles of b (K-major: what TF32 wgmma wants), and the
     # dot contracts their K axis.
-    if transpose_a:
-      a = masking.load(a_ref.at[ks, :], masking.tile_mask(k_mask, row_mask))
-    else:
-      a = masking.load(a_ref.at[:, ks], masking.tile_mask(row_mask, k_mask))
     if transpose_b:
       b = masking.load(b_ref.at[:, ks], masking.tile_mask(col_mask, k_mask))
     else:
       b = masking.load(b_ref.at[ks, :], masking.tile_mask(k_mask, col_mask))
+    if windowed:  # The tile's two fold groups, a window of a each.
+      return tuple(
+          dot(masking.load(a_ref.at[pl.ds(g * block_m, block_m), ks],
+                           masking.tile_mask(None, k_mask)), b, acc_g)
+          for g, acc_g in zip(windows, acc))
+    if transpose_a:
+      a = masking.load(a_ref.at[ks, :], masking.tile_mask(k_mask, row_mask))
+    else:
+      a = masking.load(a_ref.at[:, ks], masking.tile_mask(row_mask, k_mask))
     if upcast:  # Exact: float8 to float16, whose dot takes b as stored.
       a, b = a.astype(jnp.float16), b.astype(jnp.float16)
     if vector:
       return acc + _vector_products(a, b, a_is_vector=block_m == 1,
                                     k_axis=k_axis, acc_dtype=acc_dtype)
-    contract = ((0,) if transpose_a else (1,), (1,) if transpose_b else (0,))
-    return acc + lax.dot_general(a, b, (contract, ((), ())),
-                                 precision=precision,
-                                 preferred_element_type=acc.dtype)
+    return dot(a, b, acc)
 
   # A vector tile sums its products along K once, after the last phase.
   acc = jnp.zeros(sums_shape if vector else (block_m, block_n), acc_dtype)
+  if windowed:
+    acc = (acc, acc)
   full_phases = k_len // block_k
   acc = lax.fori_loop(
       0, full_phases, lambda p, acc: phase(p * block_k, acc), acc)
@@ -163,11 +182,12 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
     acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
   if vector:
     acc = acc.sum(axis=k_axis).reshape(block_m, block_n)
-  if fold > 1:  # Each column's own block of rows (folding.py).
-    rows = m // fold
-    acc = _diagonal_blocks(acc, j * block_n, rows=rows, n=n // fold,
-                           out_rows=o_ref.shape[-2])
-    row_mask = masking.edge_mask(0, o_ref.shape[-2], rows)
+  if windowed:  # Each column's own group's window.
+    acc = jnp.where(group == windows[0], *acc)
+  elif fold > 1:  # Each column's own block of rows (folding.py).
+    acc = _diagonal_blocks(acc, group, rows=fold_rows)
+  if fold > 1:
+    row_mask = masking.edge_mask(0, block_m, fold_rows)
 
   masking.store(o_ref, dtypes.cast_result(acc, o_ref.dtype),
                 masking.tile_mask(row_mask, col_mask))
@@ -203,12 +223,14 @@ def _kernel_precision(precision, dtype, interpret):
   return precision
 
 
-def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype, fold):
+def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype, *,
+                 a_rows, kept_rows):
   """Each program's blocks: its row strip of `a`, its column strip of `b`
   (both k_strip deep: all of K, or its K range with split_k), and its output
   tile; and the output's shape (partial sums in `acc_dtype`, one slab per K
-  range, with split_k; a folded product's kept partial sums, M / fold
-  rows, `folding.py`)."""
+  range, with split_k; a folded product's `kept_rows` rows of partial sums,
+  `folding.py`). a's strips are `a_rows` rows: block_m, or a folded a's
+  whole one, whose windows the kernel reads."""
   # Grid point (p0, p1, pz) -> batch element g, tile (i, j), K range s.
   tile_i = lambda p0, p1: tile_indices(p0, p1)[0]
   tile_j = lambda p0, p1: tile_indices(p0, p1)[1]
@@ -219,7 +241,7 @@ def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype, fold):
                           lambda p0, p1, pz: (p.a_index(g_of(pz)), s_of(pz),
                                               tile_i(p0, p1)))
   else:
-    a_spec = pl.BlockSpec((None, c.block_m, k_strip),
+    a_spec = pl.BlockSpec((None, a_rows, k_strip),
                           lambda p0, p1, pz: (p.a_index(g_of(pz)),
                                               tile_i(p0, p1), s_of(pz)))
   if p.transpose_b:
@@ -230,12 +252,11 @@ def _block_specs(p, c, tile_indices, k_strip, out_dtype, acc_dtype, fold):
     b_spec = pl.BlockSpec((None, k_strip, c.block_n),
                           lambda p0, p1, pz: (p.b_index(g_of(pz)), s_of(pz),
                                               tile_j(p0, p1)))
-  if fold > 1:  # One tile row: the folded rows fit one (folding.folds).
-    rows = p.m // fold
-    out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, rows, p.n),
+  if kept_rows:  # One tile row of them (folding.folds).
+    out_shape = jax.ShapeDtypeStruct((c.split_k, p.size, kept_rows, p.n),
                                      acc_dtype)
     out_spec = pl.BlockSpec(
-        (None, None, pl.next_power_of_2(rows), c.block_n),
+        (None, None, c.block_m, c.block_n),
         lambda p0, p1, pz: (s_of(pz), g_of(pz), 0, tile_j(p0, p1)))
   elif c.split_k == 1:
     out_shape = jax.ShapeDtypeStruct((p.size, p.m, p.n), out_dtype)
@@ -264,26 +285,30 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
     p = dataclasses.replace(p, transpose_b=True)
   fold = folding.folds(c, p.m, p.n, p.k, a.dtype, transpose_b=p.transpose_b)
+  windowed, kept_rows = folding.windowed(c, p.m, fold), p.m
   if fold > 1:
-    a, b, p = folding.fold_operands(a, b, p, fold)
+    a, b, p = folding.fold_operands(a, b, p, fold,
+                                    c.block_m if windowed else p.m)
   k = p.k
   if c.align_operands:
     a, b, k = _aligned(a, b, p)
   grid, tile_indices = _grid_and_tiles(
-      p.size, pl.cdiv(p.m, c.block_m), pl.cdiv(p.n, c.block_n), c.split_k,
-      c.group_m)
+      p.size, 1 if windowed else pl.cdiv(p.m, c.block_m),
+      pl.cdiv(p.n, c.block_n), c.split_k, c.group_m)
   # Each program's strips span whole K-phases: with split_k, its share of K.
   k_strip = pl.cdiv(pl.cdiv(k, c.block_k), c.split_k) * c.block_k
   in_specs, out_spec, out_shape = _block_specs(
       p, c, tile_indices, k_strip, out_dtype,
-      dtypes.accumulator_dtype(a.dtype), fold)
+      dtypes.accumulator_dtype(a.dtype),
+      a_rows=p.m if windowed else c.block_m,
+      kept_rows=kept_rows if fold > 1 else None)
   out_shape = vma.out_struct(out_shape.shape, out_shape.dtype, a, b)
   kernel = functools.partial(
       _kernel, m=p.m, n=p.n, k=k, block_m=c.block_m, block_n=c.block_n,
       block_k=c.block_k, k_strip=k_strip, split_k=c.split_k,
       tile_indices=tile_indices, transpose_a=p.transpose_a,
       transpose_b=p.transpose_b, precision=precision, upcast=c.upcast,
-      fold=fold)
+      fold=fold, fold_rows=kept_rows, windowed=windowed)
   out = pl.pallas_call(
       kernel,
       out_shape=out_shape,

@@ -125,7 +125,14 @@ def test_decode_and_skinny_configs(shape, config, dtype, rng):
 # K-phase (1000 / 8 = 125 over 64-wide phases; 20 over 32); the folded N
 # (8 * 1001) a partial last strip; 2 rows x 8 folds fill a 16-row tile; K
 # ranges add their partial sums with the folds'; int8 sums exactly in int32.
+# 8 and 16 rows fold past one tile row: each group's rows through a window
+# of their own, two per column tile (the last tile's second one clamped).
 FOLD_CASES = [
+    ((8, 1001, 1000), pallas_tiled.TileConfig(16, 128, 64, fold_b=True),
+     jnp.bfloat16, None, 8),
+    ((16, 257, 64), pallas_tiled.TileConfig(16, 64, 32, split_k=2,
+                                            fold_b=True), jnp.float16, None,
+     8),
     ((1, 1001, 1000), pallas_tiled.TileConfig(16, 128, 64, fold_b=True),
      jnp.bfloat16, None, 8),
     ((2, 127, 136), pallas_tiled.TileConfig(16, 64, 16, split_k=2,
@@ -165,9 +172,12 @@ def test_folded_batch_shares_b(rng):
 @pytest.mark.parametrize("shape, transpose_b, block_m", [
     ((1, 1001, 1000), True, 16),  # b stored (N, K): its rows are K long.
     ((1, 1001, 1001), False, 16),  # K not a whole number of folds.
-    ((3, 1001, 1000), False, 16),  # 24 folded rows over a 16-row tile.
+    ((17, 1001, 1000), False, 16),  # More rows than a window.
+    ((3, 57, 1000), False, 16),  # 24 folded rows; a tile spans 3 groups.
     ((1, 1000, 1000), False, 16),  # Aligned rows: nothing to fold.
-], ids=["b-stored-NxK", "k-not-whole-folds", "rows-past-one-tile", "aligned"])
+    ((1, 1001, 1000), False, 1),  # A vector tile.
+], ids=["b-stored-NxK", "k-not-whole-folds", "rows-past-a-window",
+        "tile-past-two-groups", "aligned", "vector-tile"])
 def test_fold_where_it_cannot_reads_b_as_stored(shape, transpose_b, block_m,
                                                 rng):
   """A config that asks to fold runs unfolded where it cannot, correctly."""
