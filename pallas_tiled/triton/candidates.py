@@ -17,8 +17,11 @@ from pallas_tiled.triton.config import MIN_DOT_DIM
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 
-# The most rows a folded a may have (`_folded_configs`).
+# The most rows a folded a may have in one tile row (`_folded_configs`).
 _MAX_FOLDED_ROWS = 32
+# The largest share of b's bytes a folded product's kept partial sums may
+# add (`_folded_configs`).
+_MAX_KEPT_SHARE = 1 / 8
 
 
 def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
@@ -148,15 +151,22 @@ def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:
   one tile row: on an H100 (bfloat16, shapes in neither wild split), 1-4
   output rows folded ran 0.94-1.18x jnp.matmul against the in-place reads'
   0.60-0.90x, and 8 rows folded into one 64-row tile 0.60x; more through
-  16-row windows, two per column tile. Only strips that give every SM a
-  program (they are not split along K) and span at most two fold groups. 16-bit dtypes only: TF32 wants b K-major, float32
+  16-row windows, two per column tile. Only where the kept partial sums
+  (fold * M float32 a column, written and read again) are at most an
+  eighth of b's bytes (K a column): through windows, 8-16 rows ran 1.06-1.11x
+  jnp.matmul where they were 3-9% (8x32001x4096, 12x40001x2048; the
+  in-place reads 0.63-0.85x), and 0.63-0.79x where they were 17-20%
+  (16x51865x1280, 8x50257x768, 16x30522x768; in place 0.86-0.95x). Only
+  strips that give every SM a program (they are not split along K) and
+  span at most two fold groups. 16-bit dtypes only: TF32 wants b K-major, float32
   matrix-vector products take vector tiles, and a float8 decode product
   of one row already tunes 32 candidates (folded, its best 256-wide strip
   ran 1.33-1.47x the pick's speed on three of four such H100 shapes, 0.78x
   on the fourth; BUILD_NOTES.md)."""
   fold = folding.fold_factor(n, dtype)
-  if (fold == 1 or k % fold or m > MIN_DOT_DIM
-      or np.dtype(dtype).itemsize != 2):
+  itemsize = np.dtype(dtype).itemsize
+  if (fold == 1 or k % fold or m > MIN_DOT_DIM or itemsize != 2
+      or fold * m * 4 > _MAX_KEPT_SHARE * k * itemsize):
     return []
   bk = layouts.swizzle_elements(dtype)
   # One tile row of every group's rows, else 16-row windows (folding.py).
