@@ -24,7 +24,9 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
 * Folded rows (`fold_b`, `folding.py`): a decode product whose b rows are
   not 16-byte multiples runs over b viewed with several rows per aligned
   row and a's columns regrouped alike; each output column keeps only its
-  own group's rows of the tile (`_diagonal_blocks`), added up after.
+  own group's rows of the tile (`_diagonal_blocks`), or, where the groups'
+  rows pass one tile, its own group's window of a (two per tile); the
+  kept partial sums are added up after.
 * Boundaries: any M, N and K. Out-of-range rows, columns and the partial last
   K-phase are zero-filled by masked loads, so they add nothing; edge output
   tiles are stored with a mask. Operands are copied (transposed, or padded to
