@@ -157,26 +157,28 @@ def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:
   jnp.matmul where they were 3-9% (8x32001x4096, 12x40001x2048; the
   in-place reads 0.63-0.85x), and 0.63-0.79x where they were 17-20%
   (16x51865x1280, 8x50257x768, 16x30522x768; in place 0.86-0.95x). Only
-  strips that give every SM a program (they are not split along K) and
-  span at most two fold groups. 16-bit dtypes only: TF32 wants b K-major, float32
+  strips that fold (`folding.folds`: windows span at most two fold groups)
+  and give every SM a program (they are not split along K). 16-bit dtypes
+  only: TF32 wants b K-major, float32
   matrix-vector products take vector tiles, and a float8 decode product
   of one row already tunes 32 candidates (folded, its best 256-wide strip
   ran 1.33-1.47x the pick's speed on three of four such H100 shapes, 0.78x
   on the fourth; BUILD_NOTES.md)."""
   fold = folding.fold_factor(n, dtype)
   itemsize = np.dtype(dtype).itemsize
-  if (fold == 1 or k % fold or m > MIN_DOT_DIM or itemsize != 2
+  if (m > MIN_DOT_DIM or itemsize != 2
       or fold * m * 4 > _MAX_KEPT_SHARE * k * itemsize):
     return []
   bk = layouts.swizzle_elements(dtype)
   # One tile row of every group's rows, else 16-row windows (folding.py).
   bm = (heuristics.fit_block(fold * m, MIN_DOT_DIM, _MAX_FOLDED_ROWS)
         if fold * m <= _MAX_FOLDED_ROWS else MIN_DOT_DIM)
-  return [TileConfig(bm, bn, bkk, warps, stages, fold_b=True)
-          for bn, bkk, warps, stages in ((128, 2 * bk, 4, 4),
-                                         (256, 2 * bk, 4, 3),
-                                         (256, bk, 4, 5), (512, bk, 8, 3))
-          if pl.cdiv(fold * n, bn) >= device.sm_count() and bn <= n]
+  configs = [TileConfig(bm, bn, bkk, warps, stages, fold_b=True)
+             for bn, bkk, warps, stages in ((128, 2 * bk, 4, 4),
+                                            (256, 2 * bk, 4, 3),
+                                            (256, bk, 4, 5), (512, bk, 8, 3))]
+  return [c for c in configs if folding.folds(c, m, n, k, dtype) > 1
+          and pl.cdiv(fold * n, c.block_n) >= device.sm_count()]
 
 
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:

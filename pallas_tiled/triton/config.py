@@ -68,8 +68,9 @@ class TileConfig:
     free reshape; a's columns regrouped by a small copy) and keeps each
     output column's own block of partial sums, added after the kernel
     (`folding.py`). For decode products with an unaligned vocabulary, which
-    read b once; only where the folded a's rows fit one tile row (a few
-    rows of output) and K is a whole number of folds, else b is read as
+    read b once; only where K is a whole number of folds and the folded a's
+    rows fit one tile row, or each fold group's rows fit one (read through
+    windows, a column tile spanning at most two groups); else b is read as
     stored.
   """
 
