@@ -61,7 +61,8 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_pp2.jsonl",
                           RESULTS / "h100_wild_tune_f8_narrowk.jsonl",
                           RESULTS / "h100_wild_tune_f8_m1.jsonl",
-                          RESULTS / "h100_wild_tune_f8_upcast.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_upcast.jsonl",
+                          RESULTS / "h100_wild_tune_f8_decode_up.jsonl"]}
 
 
 @pytest.fixture

@@ -33,8 +33,12 @@ from pallas_tiled.triton import masking
 # an H200 over the suites' operand and result shapes (BUILD_NOTES.md).
 _PAD_BLOCK, _PAD_WARPS = (8, 2048), 4
 _CUT_BLOCK, _CUT_WARPS = (16, 1024), 4
-# A transposing copy moves square tiles through registers.
+# A transposing copy moves tiles through registers: 64x64 over 8 warps, and
+# for 1-byte dtypes 64x128 over 4 (an H200, float8 B of rows not 16-byte
+# multiples: 128x50001 in 4.0 us against 9.4, 1024x12289 8.1 against 16.9;
+# aligned 1024x12288 6.1 against 7.5; BUILD_NOTES.md, thirtieth session).
 _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS = (64, 64), 8
+_BYTE_TRANSPOSE_BLOCK, _BYTE_TRANSPOSE_WARPS = (64, 128), 4
 # Plain float32 transposes before the suites' matmuls: XLA's took 2.15 and
 # 8.9 us at 1024^2 and 2048^2 (ours 2.3, 9.4); ours 32.8 and 114.5 us at
 # 4096^2 and 4096x14336 (XLA's 33.6, 121.8). Not transposes that round to
@@ -102,7 +106,8 @@ def _kernel(*refs, jobs):
 
 def _block(itemsize: int, transpose: bool, shrinks: bool):
   if transpose:
-    return _TRANSPOSE_BLOCK, _TRANSPOSE_WARPS
+    return ((_BYTE_TRANSPOSE_BLOCK, _BYTE_TRANSPOSE_WARPS) if itemsize == 1
+            else (_TRANSPOSE_BLOCK, _TRANSPOSE_WARPS))
   (rows, row_bytes), warps = ((_CUT_BLOCK, _CUT_WARPS) if shrinks
                               else (_PAD_BLOCK, _PAD_WARPS))
   return (rows, row_bytes // itemsize), warps

@@ -130,6 +130,7 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
   for bn, bkk, split in ((64, 2 * bk, 8), (64, 2 * bk, 16), (32, 4 * bk, 4),
                          (32, 4 * bk, 8)):
     configs.append(TileConfig(bm, bn, bkk, 4, 4, split_k=split))
+  configs += _widened_decode_configs(bm, dtype)
   if unaligned:  # Their in-place reads of unaligned rows are unmeasured.
     return configs
   # More of b in flight per program, b read as stored: wider strips or more
@@ -142,6 +143,22 @@ def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
                                  (512, bk, 8, 3), (128, 2 * bk, 4, 5)):
     configs.append(TileConfig(bm, bn, bkk, warps, stages))
   return configs
+
+
+def _widened_decode_configs(bm: int, dtype) -> list[TileConfig]:
+  """float8 decode tiles of 64 rows (33-64 output rows) widened to float16
+  (`upcast`), b read as stored and in place, over 128-element K-phases and
+  4 to 16 K ranges. A 64-row float8 dot wants b K-major; reading b as
+  stored it ran at half the widened tiles' speed (an H200, shapes in
+  neither wild split: 60x701x4097 25+ us against 11.5 for 64x64x128/sk16
+  widened, 50x333x5001 24.8 / 11.1, 64x515x3001 20.2 / 9.6; the best
+  K-major candidate 15.8-21.4 us; BUILD_NOTES.md, thirtieth session).
+  Narrower tiles are float16 dots already."""
+  if np.dtype(dtype) != jnp.float8_e4m3fn or bm < 64:
+    return []
+  bk = layouts.swizzle_elements(dtype)
+  return [TileConfig(bm, bn, bk, 4, 4, split_k=split, upcast=True)
+          for bn, split in ((64, 16), (64, 8), (128, 4))]
 
 
 def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:

@@ -262,7 +262,8 @@ def test_decode_candidates_stream_wide_strips_over_aligned_rows_only(n, wide):
 def test_float8_skinny_n_candidates_also_widen_to_float16(shape):
   """Each float8 skinny-N candidate of 64 rows or more that reads b K-major
   (a transpose pass) comes also widened to float16, b read as stored and in
-  place; decode, wide and other dtypes' candidates get none."""
+  place; decode strips of 16 rows, wide and other dtypes' candidates get
+  none (decode tiles of 64 rows: the next test)."""
   candidates = pallas_tiled.candidate_configs(*shape, jnp.float8_e4m3fn)
   upcast = [c for c in candidates if c.upcast]
   twin = lambda c: dataclasses.replace(c, k_major_b=False,
@@ -273,6 +274,22 @@ def test_float8_skinny_n_candidates_also_widen_to_float16(shape):
   for other in ((16, 4096, 4096, jnp.float8_e4m3fn),
                 (2048, 2048, 2048, jnp.float8_e4m3fn),
                 (*shape, jnp.bfloat16), (*shape, jnp.float32)):
+    assert not any(c.upcast for c in pallas_tiled.candidate_configs(*other))
+
+
+@pytest.mark.parametrize("shape", [(56, 335, 5355), (64, 8192, 8192)],
+                         ids=["unaligned", "aligned"])
+def test_float8_decode_tiles_of_64_rows_also_widen_to_float16(shape):
+  """float8 decode products of 33-64 rows (64-row tiles) also tune widened
+  tiles over 128-element K-phases, b read as stored and in place; 32 rows
+  and fewer (tiles Triton's dot widens itself) and bfloat16 get none."""
+  upcast = [c for c in pallas_tiled.candidate_configs(*shape,
+                                                      jnp.float8_e4m3fn)
+            if c.upcast]
+  assert len(upcast) == 3
+  assert all(c.block_m == 64 and c.block_k == 128 and not c.k_major_b
+             and not c.align_operands for c in upcast)
+  for other in ((32, *shape[1:], jnp.float8_e4m3fn), (*shape, jnp.bfloat16)):
     assert not any(c.upcast for c in pallas_tiled.candidate_configs(*other))
 
 

@@ -107,10 +107,17 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                              upcast=True), jnp.float8_e4m3fn),
     ((7, 129, 1001), pallas_tiled.TileConfig(16, 64, 256, split_k=4,
                                              upcast=True), jnp.float8_e4m3fn),
+    # A 64-row decode tile widened, as the candidates do for 33-64 rows:
+    # 41 rows of 64, K = 1001 over 16 ranges of 128-element phases (the
+    # last ranges partial or empty), N = 130 a partial last strip.
+    ((41, 130, 1001), pallas_tiled.TileConfig(64, 64, 128, split_k=16,
+                                              upcast=True),
+     jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
         "skinny-n-f32-b-as-stored", "short-k-f8-in-place",
-        "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4"])
+        "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4",
+        "decode-64-rows-f8-upcast-sk16"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
