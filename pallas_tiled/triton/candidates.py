@@ -149,10 +149,11 @@ def _widened_decode_configs(bm: int, dtype) -> list[TileConfig]:
   """float8 decode tiles of 64 rows (33-64 output rows) widened to float16
   (`upcast`), b read as stored and in place, over 128-element K-phases and
   4 to 16 K ranges. A 64-row float8 dot wants b K-major; reading b as
-  stored it ran at half the widened tiles' speed (an H200, shapes in
-  neither wild split: 60x701x4097 25+ us against 11.5 for 64x64x128/sk16
-  widened, 50x333x5001 24.8 / 11.1, 64x515x3001 20.2 / 9.6; the best
-  K-major candidate 15.8-21.4 us; BUILD_NOTES.md, thirtieth session).
+  stored it ran at under half the widened tiles' speed (an H200, shapes in
+  neither wild split: 64x64x128/sk16 widened 11.5, 11.1 and 9.6 us on
+  60x701x4097, 50x333x5001 and 64x515x3001, the unwidened 64x64x256/sk8
+  over 29.1, 25.3 and 22.5, the best K-major candidate 15.8-21.4;
+  BUILD_NOTES.md, thirtieth session).
   Narrower tiles are float16 dots already."""
   if np.dtype(dtype) != jnp.float8_e4m3fn or bm < 64:
     return []

@@ -53,9 +53,12 @@ def _tf32_rna(x):
     ((128, 64), (64, 128), True, jnp.float32),  # Whole blocks: no masks.
     ((7, 1), (8, 32), True, jnp.float32),
     ((70, 65), (65, 70), True, jnp.bfloat16),  # Transpose only, odd sizes.
+    # float8's B to K-major, in 64x128 blocks: partial both ways, and whole.
+    ((129, 200), (208, 144), True, jnp.float8_e4m3fn),
+    ((128, 256), (256, 128), True, jnp.float8_e4m3fn),
 ], ids=["pad", "cut", "pad-whole-blocks", "pad-1x7", "same",
         "transpose-pad", "transpose-whole", "transpose-7x1",
-        "transpose-16bit"])
+        "transpose-16bit", "transpose-pad-8bit", "transpose-whole-8bit"])
 @pytest.mark.parametrize("fn", [relayout.relayout, _pallas_copy],
                          ids=["relayout", "copy"])
 def test_relayout_matches_numpy(src, shape, transpose, dtype, fn, rng):
