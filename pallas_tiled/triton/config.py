@@ -60,9 +60,9 @@ class TileConfig:
     every float8_e4m3fn value is a float16 one, one conversion per two
     elements) and multiplied at float16's rate, the products exact in the
     float32 accumulator. float8's wgmma wants both tiles K-major; float16's
-    takes b as stored, so b needs no transpose pass. For skinny products,
-    where the dot's rate does not bound (Triton's 16-row float8 dots widen
-    to float16 themselves).
+    takes b as stored, so b needs no transpose pass. For skinny products
+    and 64-row decode tiles, where the dot's rate does not bound (Triton's
+    16-row float8 dots widen to float16 themselves).
   fold_b: where b's rows (N long) are not 16-byte multiples, the product
     runs over b viewed with several rows folded into one aligned row (a
     free reshape; a's columns regrouped by a small copy) and keeps each
