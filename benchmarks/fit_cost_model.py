@@ -80,11 +80,13 @@ def load(paths):
 
 def offered(times, dtype):
   """`times` with only the configs the cost model now chooses among for
-  each shape (`cost_model.model_candidates`): rows of candidates dropped
-  since a run are neither fitted on nor picked."""
+  each shape (`cost_model.model_candidates`, as the runs timed them:
+  `cost_model.calibrated_twin`): rows of candidates dropped since a run are
+  neither fitted on nor picked."""
   kept = {}
   for shape, row in times.items():
-    candidates = set(cost_model.model_candidates(*shape, dtype))
+    candidates = {cost_model.calibrated_twin(c)
+                  for c in cost_model.model_candidates(*shape, dtype)}
     kept[shape] = {c: t for c, t in row.items()
                    if isinstance(c, str) or c in candidates}
   return kept

@@ -79,7 +79,7 @@ def _mosaic_fields(rng, interpret):
               max_concurrent_steps=int(rng.integers(2, 6)),
               warp_specialized=ws, wg_dimension=str(rng.choice(["m", "n"])),
               grid_minor_dim=str(rng.choice(["m", "n"])),
-              grid_tile_width=int(rng.integers(1, 9)),
+              grid_tile_width=int(rng.integers(0, 9)),
               cluster_dimension=cluster,
               epi_tile_m=int(rng.choice([0, 64])),
               epi_tile_n=int(rng.choice(epi_n)), num_sms=sms,

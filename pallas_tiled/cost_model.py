@@ -119,7 +119,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       square,
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
-      *ping_pong_variants(k, **base),
+      *ping_pong_variants(k, out_dtype, **base),
   ]
   if long_k != tile_k:  # Only where K holds a 256-byte K-tile.
     configs += [
@@ -248,13 +248,23 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
   return config_checks.passing(list(dict.fromkeys(configs)), check)
 
 
+def calibrated_twin(config):
+  """`config` as the calibration runs timed it: ping-pong tiles in strips
+  of four tile columns, which `ping_pong_variants` walks row by row where K
+  is short (the runs' times price both)."""
+  if isinstance(config, MosaicConfig) and config.ping_pong:
+    return dataclasses.replace(config, grid_minor_dim="n", grid_tile_width=4)
+  return config
+
+
 def tile_class(config, k: int, dtype) -> str:
   """The key of a config's per_k and per_wave coefficients on a product of
   depth `k` in `dtype`: its label without what the waves or a shared term
   account for (the SM count, aligned operand copies, Mosaic's K ranges) or
   what changes no tile (the lowering of ragged outputs, Mosaic's epilogue
   pieces, which candidates size by bytes of the stored dtype, the depth of
-  a ping-pong ring, which `ping_pong_variants` sets by K, or a K-tile
+  a ping-pong ring or its tile order, which `ping_pong_variants` sets by K
+  (`calibrated_twin`), or a K-tile
   narrowed to a short K, `layouts.k_tile_elements`). Transposed
   Mosaic configs share one class whatever their M tile's width and depth:
   `features` scales their terms by width. Where all of K fits one 128-byte
@@ -265,6 +275,7 @@ def tile_class(config, k: int, dtype) -> str:
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
                                  lowering="warpgroup", split_k=1)
+    config = calibrated_twin(config)
     if config.ping_pong:  # Named by its long-K ring, whatever K's depth.
       config = dataclasses.replace(config, max_concurrent_steps=(
           PING_PONG_STAGES.get(config.tile_n, config.max_concurrent_steps)))

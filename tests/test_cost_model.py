@@ -237,6 +237,32 @@ def test_short_k_ping_pong_rings_share_their_long_k_class(hopper, dtype):
             == cost_model.tile_class(long[tile_n], 8 * tile_k, dtype))
 
 
+def test_store_bound_ping_pong_tiles_walk_the_output_row_by_row(hopper):
+  """Up to K = 64, ping-pong tiles storing 2- or 4-byte outputs walk the
+  output row by row; longer K and float8 outputs keep strips of four tile
+  columns. Both orders are priced by one class."""
+  hopper()
+
+  def ping_pong(k, dtype, out_dtype=None):
+    return [c for c in cost_model.model_candidates(
+        4096, 8192, k, dtype, out_dtype=out_dtype)
+            if c.backend == "mosaic" and c.ping_pong]
+
+  order = lambda configs: {c.label.split("/")[3] for c in configs}
+  f8 = jnp.float8_e4m3fn
+  assert order(ping_pong(64, jnp.bfloat16)) == {"rows"}
+  assert order(ping_pong(32, jnp.float32)) == {"rows"}
+  assert order(ping_pong(64, jnp.float32)) == {"rows"}
+  assert order(ping_pong(64, f8, jnp.bfloat16)) == {"rows"}
+  assert order(ping_pong(65, jnp.bfloat16)) == {"snake-n4"}
+  assert order(ping_pong(128, jnp.bfloat16)) == {"snake-n4"}
+  assert order(ping_pong(64, f8)) == {"snake-n4"}
+  for rows in ping_pong(64, jnp.bfloat16):
+    snake = dataclasses.replace(rows, grid_tile_width=4)
+    assert (cost_model.tile_class(rows, 64, jnp.bfloat16)
+            == cost_model.tile_class(snake, 64, jnp.bfloat16))
+
+
 def test_decode_and_skinny_shapes_have_their_own_coefficients(hopper):
   """M or N <= 64: the "skinny" regime, fitted on wild-tune's decode and
   skinny shapes timed over cold operand copies; a 16x64 tile is a class of

@@ -48,7 +48,9 @@ class MosaicConfig:
     warpgroups split the CTA tile (ignored without warp specialization).
   grid_minor_dim, grid_tile_width: tile order, `plgpu.planar_snake`: strips
     of `grid_tile_width` tiles along `grid_minor_dim` ("m" or "n"), walked
-    alternately forwards and backwards.
+    alternately forwards and backwards; 0 makes one strip of the whole
+    dimension, so that "n" walks the tiles row by row ("rows" in the label)
+    and "m" column by column ("cols").
   cluster_dimension: "none", or "m" / "n": CTAs run in clusters of two that
     compute neighbouring CTA tiles along that dimension and share the
     operand strip both need through TMA multicast (B's for "m", A's for
@@ -101,7 +103,8 @@ class MosaicConfig:
 
   def __post_init__(self):
     config_checks.check_fields(
-        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0},
+        self, minimum={"epi_tile_m": 0, "epi_tile_n": 0,
+                       "grid_tile_width": 0},
         choices={"wg_dimension": MOSAIC_DIMS, "grid_minor_dim": MOSAIC_DIMS,
                  "cluster_dimension": ("none", *MOSAIC_DIMS),
                  "lowering": MOSAIC_LOWERINGS})
@@ -196,7 +199,9 @@ class MosaicConfig:
              f"s{self.max_concurrent_steps}",
              ("pp" if self.ping_pong else f"ws-{self.wg_dimension}")
              if self.warp_specialized else "nows",
-             f"snake-{self.grid_minor_dim}{self.grid_tile_width}",
+             (f"snake-{self.grid_minor_dim}{self.grid_tile_width}"
+              if self.grid_tile_width else
+              {"n": "rows", "m": "cols"}[self.grid_minor_dim]),
              "epi{}x{}".format(*self.epi_tile)]
     if self.cluster_size > 1:
       parts.append(f"cluster-{self.cluster_dimension}")
@@ -284,9 +289,14 @@ _MIN_K_RANGE_GAIN = 0.1
 
 # Ping-pong tile widths and their rings' stages where K is long.
 PING_PONG_STAGES = {128: 5, 192: 4}
+# The longest K whose ping-pong tiles walk the output row by row, where it
+# is stored in 2 or 4 bytes: the output's store bounds such products, and it
+# runs faster where the tiles stored at once share few output rows than in
+# strips of 4 tile columns, 33 tile rows tall (H100 and H200, BUILD_NOTES.md).
+ROW_ORDER_MAX_K = 64
 
 
-def ping_pong_variants(k: int, **fields) -> list[MosaicConfig]:
+def ping_pong_variants(k: int, out_dtype, **fields) -> list[MosaicConfig]:
   """Ping-pong consumers of 128x128 and 128x192 tiles (a consumer keeps up
   to 192 accumulator registers of its 232), with the other `fields`; 64x256
   ones, reading a 256-wide strip of b for 64 rows, ran the slowest of the
@@ -294,8 +304,11 @@ def ping_pong_variants(k: int, **fields) -> list[MosaicConfig]:
   rings hold 5 and 4 stages, or 2 where K is at most two K-tiles (`fields`'
   tile_k): the output's store bounds such products, and on the H100's 13
   wild-tune shapes of such K two stages ran faster in 22 of 26 pairs, up
-  to 10% (BUILD_NOTES.md)."""
+  to 10% (BUILD_NOTES.md). Up to `ROW_ORDER_MAX_K`, 16-bit and float32
+  outputs are walked row by row (bfloat16 2048x12288x64 10-16% faster)."""
   short_k = k <= 2 * fields["tile_k"]
+  if k <= ROW_ORDER_MAX_K and np.dtype(out_dtype).itemsize >= 2:
+    fields = dict(fields, grid_minor_dim="n", grid_tile_width=0)
   return [MosaicConfig(**dict(fields, tile_m=128, tile_n=tile_n,
                               max_concurrent_steps=2 if short_k else stages,
                               ping_pong=True))

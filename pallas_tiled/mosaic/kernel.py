@@ -117,9 +117,9 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   c = plan.config
   item, lin_idx = loop_info.index
   g, k_range = item // c.split_k, item % c.split_k
-  mi, ni = plgpu.planar_snake(lin_idx, plan.tile_grid,
-                              MOSAIC_DIMS.index(c.grid_minor_dim),
-                              c.grid_tile_width)
+  minor = MOSAIC_DIMS.index(c.grid_minor_dim)
+  mi, ni = plgpu.planar_snake(lin_idx, plan.tile_grid, minor,
+                              c.grid_tile_width or plan.tile_grid[minor])
   if c.cluster_size > 1:  # This CTA's half of the cluster tile.
     cta = lax.axis_index("cluster")
     if c.cluster_dimension == "m":

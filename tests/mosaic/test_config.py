@@ -116,6 +116,16 @@ def test_config_label_names_the_knobs():
   assert split.label == "64x256x64/s4/ws-m/snake-n8/epi64x64/sk3"
 
 
+def test_tile_order_of_one_strip_walks_whole_rows_or_columns():
+  """grid_tile_width=0: one strip spanning the minor dimension."""
+  rows = pallas_tiled.MosaicConfig(grid_tile_width=0)
+  cols = dataclasses.replace(rows, grid_minor_dim="m")
+  assert rows.label == "128x128x64/s4/ws-n/rows/epi64x64"
+  assert cols.label == "128x128x64/s4/ws-n/cols/epi64x64"
+  with pytest.raises(ValueError, match="grid_tile_width must be >= 0"):
+    pallas_tiled.MosaicConfig(grid_tile_width=-1)
+
+
 def test_ping_pong_consumers_each_take_whole_tiles():
   """Ping-pong: each consumer computes a whole CTA tile (its accumulator is
   tile_m x tile_n), so a CTA tile is one consumer's; the ring's stages hold

@@ -59,6 +59,14 @@ CONFIGS = [
                               max_concurrent_steps=2, split_k=3),
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, epi_tile_n=32,
                               warp_specialized=False, split_k=2),
+    # Tiles walked row by row (ping-pong) and column by column, 3 x 4 of
+    # them over two CTAs.
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
+                              max_concurrent_steps=2, ping_pong=True,
+                              grid_tile_width=0, num_sms=2),
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
+                              warp_specialized=False, grid_minor_dim="m",
+                              grid_tile_width=0, num_sms=2),
 ]
 # Outputs narrower or shorter than one CTA tile, in both lowerings (on an
 # H200, N <= 33 once came out unwritten), on the default config's tiles.
