@@ -119,7 +119,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
       square,
       MosaicConfig(tile_m=64, tile_n=128, wg_dimension="n", **base),
       dataclasses.replace(wide, grid_tile_width=8, cluster_dimension="m"),
-      *ping_pong_variants(k, out_dtype, **base),
+      *ping_pong_variants(n, k, dtype, out_dtype, **base),
   ]
   if long_k != tile_k:  # Only where K holds a 256-byte K-tile.
     configs += [

@@ -239,13 +239,14 @@ def test_short_k_ping_pong_rings_share_their_long_k_class(hopper, dtype):
 
 def test_store_bound_ping_pong_tiles_walk_the_output_row_by_row(hopper):
   """Up to K = 64, ping-pong tiles storing 2- or 4-byte outputs walk the
-  output row by row; longer K and float8 outputs keep strips of four tile
-  columns. Both orders are priced by one class."""
+  output row by row where a row of tiles' output and b fit 24 MiB; longer
+  K, float8 outputs and wider rows keep strips of four tile columns. Both
+  orders are priced by one class."""
   hopper()
 
-  def ping_pong(k, dtype, out_dtype=None):
+  def ping_pong(k, dtype, out_dtype=None, n=8192):
     return [c for c in cost_model.model_candidates(
-        4096, 8192, k, dtype, out_dtype=out_dtype)
+        4096, n, k, dtype, out_dtype=out_dtype)
             if c.backend == "mosaic" and c.ping_pong]
 
   order = lambda configs: {c.label.split("/")[3] for c in configs}
@@ -257,6 +258,10 @@ def test_store_bound_ping_pong_tiles_walk_the_output_row_by_row(hopper):
   assert order(ping_pong(65, jnp.bfloat16)) == {"snake-n4"}
   assert order(ping_pong(128, jnp.bfloat16)) == {"snake-n4"}
   assert order(ping_pong(64, f8)) == {"snake-n4"}
+  # (128 * 2 + 64 * 2) * N bytes: 24 MiB at N = 65536.
+  assert order(ping_pong(64, jnp.bfloat16, n=65536)) == {"rows"}
+  assert order(ping_pong(64, jnp.bfloat16, n=65544)) == {"snake-n4"}
+  assert order(ping_pong(64, jnp.float32, n=40960)) == {"snake-n4"}
   for rows in ping_pong(64, jnp.bfloat16):
     snake = dataclasses.replace(rows, grid_tile_width=4)
     assert (cost_model.tile_class(rows, 64, jnp.bfloat16)

@@ -77,7 +77,7 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   else:  # 128x256 and 128x128 over K ranges, where they fill the SMs better;
     # ping-pong consumers.
     candidates += [
-        *ping_pong_variants(k, dtype, **base),
+        *ping_pong_variants(n, k, dtype, dtype, **base),
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
                           m, n, k, dtype, dtype)]

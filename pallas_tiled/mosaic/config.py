@@ -289,14 +289,29 @@ _MIN_K_RANGE_GAIN = 0.1
 
 # Ping-pong tile widths and their rings' stages where K is long.
 PING_PONG_STAGES = {128: 5, 192: 4}
-# The longest K whose ping-pong tiles walk the output row by row, where it
-# is stored in 2 or 4 bytes: the output's store bounds such products, and it
-# runs faster where the tiles stored at once share few output rows than in
-# strips of 4 tile columns, 33 tile rows tall (H100 and H200, BUILD_NOTES.md).
+# Ping-pong tiles walk the output row by row up to this K, where it is
+# stored in 2 or 4 bytes: the output's store bounds such products, and runs
+# faster where the tiles stored at once share few output rows than in strips
+# of 4 tile columns, 33 tile rows tall; but only while one row of tiles'
+# output and all of b fill at most half of the 50 MB L2 (b must outlast a
+# row to be read once per row), as strips read b's columns once (H200,
+# shapes in neither wild split: 4-15% faster up to 24 MiB, 2-9% slower from
+# 31 MB; BUILD_NOTES.md).
 ROW_ORDER_MAX_K = 64
+ROW_ORDER_MAX_BYTES = 24 << 20
 
 
-def ping_pong_variants(k: int, out_dtype, **fields) -> list[MosaicConfig]:
+def walks_rows(n: int, k: int, dtype, out_dtype) -> bool:
+  """Whether an (m, n, k) product's ping-pong tiles walk it row by row
+  (`ROW_ORDER_MAX_K`)."""
+  out_bytes = np.dtype(out_dtype).itemsize
+  row_bytes = (128 * out_bytes + k * np.dtype(dtype).itemsize) * n
+  return (k <= ROW_ORDER_MAX_K and out_bytes >= 2
+          and row_bytes <= ROW_ORDER_MAX_BYTES)
+
+
+def ping_pong_variants(n: int, k: int, dtype, out_dtype,
+                       **fields) -> list[MosaicConfig]:
   """Ping-pong consumers of 128x128 and 128x192 tiles (a consumer keeps up
   to 192 accumulator registers of its 232), with the other `fields`; 64x256
   ones, reading a 256-wide strip of b for 64 rows, ran the slowest of the
@@ -304,10 +319,10 @@ def ping_pong_variants(k: int, out_dtype, **fields) -> list[MosaicConfig]:
   rings hold 5 and 4 stages, or 2 where K is at most two K-tiles (`fields`'
   tile_k): the output's store bounds such products, and on the H100's 13
   wild-tune shapes of such K two stages ran faster in 22 of 26 pairs, up
-  to 10% (BUILD_NOTES.md). Up to `ROW_ORDER_MAX_K`, 16-bit and float32
-  outputs are walked row by row (bfloat16 2048x12288x64 10-16% faster)."""
+  to 10% (BUILD_NOTES.md). Store-bound ones walk the output row by row
+  (`walks_rows`; bfloat16 2048x12288x64 10-16% faster)."""
   short_k = k <= 2 * fields["tile_k"]
-  if k <= ROW_ORDER_MAX_K and np.dtype(out_dtype).itemsize >= 2:
+  if walks_rows(n, k, dtype, out_dtype):
     fields = dict(fields, grid_minor_dim="n", grid_tile_width=0)
   return [MosaicConfig(**dict(fields, tile_m=128, tile_n=tile_n,
                               max_concurrent_steps=2 if short_k else stages,
