@@ -287,7 +287,8 @@ _MIN_RANGE_K_STEPS = 8
 _MIN_K_RANGE_GAIN = 0.1
 
 
-# Ping-pong tile widths and their rings' stages where K is long.
+# Ping-pong tiles' rows; their widths and their rings' stages where K is long.
+PING_PONG_TILE_M = 128
 PING_PONG_STAGES = {128: 5, 192: 4}
 # Ping-pong tiles walk the output row by row up to this K, where it is
 # stored in 2 or 4 bytes: the output's store bounds such products, and runs
@@ -295,7 +296,7 @@ PING_PONG_STAGES = {128: 5, 192: 4}
 # of 4 tile columns, 33 tile rows tall; but only while one row of tiles'
 # output and all of b fill at most half of the 50 MB L2 (b must outlast a
 # row to be read once per row), as strips read b's columns once (H200,
-# shapes in neither wild split: 4-15% faster up to 24 MiB, 2-9% slower from
+# shapes in neither wild split: 1-15% faster up to 24 MiB, 2-9% slower from
 # 31 MB; BUILD_NOTES.md).
 ROW_ORDER_MAX_K = 64
 ROW_ORDER_MAX_BYTES = 24 << 20
@@ -305,7 +306,8 @@ def walks_rows(n: int, k: int, dtype, out_dtype) -> bool:
   """Whether an (m, n, k) product's ping-pong tiles walk it row by row
   (`ROW_ORDER_MAX_K`)."""
   out_bytes = np.dtype(out_dtype).itemsize
-  row_bytes = (128 * out_bytes + k * np.dtype(dtype).itemsize) * n
+  row_bytes = n * (PING_PONG_TILE_M * out_bytes
+                   + k * np.dtype(dtype).itemsize)
   return (k <= ROW_ORDER_MAX_K and out_bytes >= 2
           and row_bytes <= ROW_ORDER_MAX_BYTES)
 
@@ -324,9 +326,9 @@ def ping_pong_variants(n: int, k: int, dtype, out_dtype,
   short_k = k <= 2 * fields["tile_k"]
   if walks_rows(n, k, dtype, out_dtype):
     fields = dict(fields, grid_minor_dim="n", grid_tile_width=0)
-  return [MosaicConfig(**dict(fields, tile_m=128, tile_n=tile_n,
-                              max_concurrent_steps=2 if short_k else stages,
-                              ping_pong=True))
+  return [MosaicConfig(**dict(
+      fields, tile_m=PING_PONG_TILE_M, tile_n=tile_n, ping_pong=True,
+      max_concurrent_steps=2 if short_k else stages))
           for tile_n, stages in PING_PONG_STAGES.items()]
 
 
