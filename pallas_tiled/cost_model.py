@@ -366,9 +366,10 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
     unaligned_out = (n % step != 0) * m * n
     aligned_bytes = aligned * (unaligned_a * m * k + unaligned_b * k * n)
     copies = config.k_major_b + aligned * (unaligned_a + unaligned_b)
-    partial_sums = (split > 1) * m * n * split * 4
+    # float32 partial sums added after: of K ranges, or a folded product's
+    # kept rows (of the original a, each folded column's own).
+    partial_sums = (split > 1 or fold > 1) * rows * n * split * 4
     if fold > 1:
-      partial_sums = rows * n * split * 4
       aligned_bytes, copies = aligned_bytes + a_bytes, copies + 1
   shared = (1.0, partial_sums / 1e6,
             aligned_bytes * itemsize / 1e6,
