@@ -312,11 +312,18 @@ def _warp_specialized(plan, a_ref, b_ref, o_ref):
 
 def _ring_types(plan: plan_lib.Plan, dtype):
   """Shared memory of the ring both consumers' K-tiles pass through:
-  max_concurrent_steps stages of (A, B) tiles."""
-  stages = plan.config.max_concurrent_steps
-  return [plgpu.SMEM((stages, *spec.block_shape), dtype,
-                     transforms=spec.transforms)
-          for spec in _operand_specs(plan, dtype)]
+  max_concurrent_steps stages of (A, B) tiles. With `plan.a_rows_untiled`,
+  A's stages are a union of two views of the same bytes: untiled, which
+  TMA loads, and tiled, which wgmma reads."""
+  ring = lambda spec, transforms: plgpu.SMEM(
+      (plan.config.max_concurrent_steps, *spec.block_shape), dtype,
+      transforms=transforms)
+  a_spec, b_spec = _operand_specs(plan, dtype)
+  a = ring(a_spec, a_spec.transforms)
+  if plan.a_rows_untiled:
+    a = plgpu.RefUnion(
+        ring(a_spec, (plgpu.SwizzleTransform(plan.swizzle),)), a)
+  return [a, ring(b_spec, b_spec.transforms)]
 
 
 def _ring_barriers(plan: plan_lib.Plan):
@@ -403,6 +410,8 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
                      collective_axes="wg")
   def _scope(rings, barriers, out_smem):
     wg = lax.axis_index("wg")
+    a_ring, b_ring = rings
+    a_loads, a_reads = a_ring if plan.a_rows_untiled else (a_ring, a_ring)
 
     def each_tile(body):
       @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
@@ -414,7 +423,7 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
     def _producer():
       plgpu.set_max_registers(_MEMORY_REGISTERS, action="decrease")
       each_tile(lambda tile, last, a_strip, b_strip, _: _produce(
-          plan, tile, last, a_strip, b_strip, rings, barriers))
+          plan, tile, last, a_strip, b_strip, (a_loads, b_ring), barriers))
 
     @pl.when(wg != _PRODUCER)
     def _consumers():
@@ -427,7 +436,7 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
         def _mine():
           @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
           def _acc_scope(acc_ref):
-            _consume(plan, wg, tile, rings, barriers, acc_ref)
+            _consume(plan, wg, tile, (a_reads, b_ring), barriers, acc_ref)
             epilogue.store(plan, acc_ref[...], out_smem, o_tile, wg,
                            o_ref.dtype)
 

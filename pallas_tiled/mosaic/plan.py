@@ -60,6 +60,8 @@ class Plan:
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
+  `a_rows_untiled`: TMA loads A's K-tiles through an untiled view of the
+  ring (`a_rows_untiled`), so A's rows need not be a multiple of 8.
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
@@ -76,6 +78,7 @@ class Plan:
   a_in_registers: bool
   transposed_out: bool
   interpret: bool
+  a_rows_untiled: bool
 
   @property
   def split_m(self) -> bool:
@@ -152,20 +155,38 @@ def _operand_swizzle(config, dtype, a_k_major, b_k_major) -> int:
   return swizzle
 
 
-def _tma_shape(x, swizzle, box, transpose):
+def _tma_shape(x, swizzle, box, transpose, *, untiled=False):
   """The shape `x` (transposed if `transpose`) is zero-padded to for what
   Mosaic GPU's TMA copies can address.
 
   Mosaic GPU copies a swizzled tile by viewing the whole GMEM array as
   (8, swizzle / itemsize) tiles, so its rows must be a multiple of 8 and
   its contiguous axis a multiple of the swizzle width; this also makes
-  every row stride a multiple of 16 bytes, as TMA requires. A dimension
-  smaller than `box` is padded to it. Arrays that comply keep their shape
-  (and `relayout` does not copy them).
+  every row stride a multiple of 16 bytes, as TMA requires. An `untiled`
+  copy (`a_rows_untiled`) takes rows of any count. A dimension smaller
+  than `box` is padded to it. Arrays that comply keep their shape (and
+  `relayout` does not copy them).
   """
   rows, cols = (x.shape[-1], x.shape[-2]) if transpose else x.shape[-2:]
   width = swizzle // jnp.dtype(x.dtype).itemsize
-  return (max(round_up(rows, 8), box[0]), max(round_up(cols, width), box[1]))
+  rows = rows if untiled else round_up(rows, 8)
+  return (max(rows, box[0]), max(round_up(cols, width), box[1]))
+
+
+def a_rows_untiled(config, dtype, a_k_major, swizzle, interpret) -> bool:
+  """Whether compiled ping-pong consumers load A's K-tiles untiled.
+
+  Where a K-tile row of K-major A is exactly one swizzle wide, the tiled
+  and the untiled swizzled layouts of a stage are the same bytes, and a
+  `plgpu.RefUnion` places both views of the ring at its start
+  (`flatten_ref_union`): TMA loads a plain 2-D box into the untiled view,
+  from rows of any count (zeros past M), and wgmma reads the tiled one. So
+  a ragged M needs no padded copy of A. Only where the kernel allocates
+  its own ring (ping-pong): the cooperative path's pipeline allocates its
+  stages from the BlockSpecs' transforms.
+  """
+  return (config.ping_pong and not interpret and a_k_major
+          and config.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
 def output_extent(m, n, config, out_dtype, transposed):
@@ -322,6 +343,8 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
+  untiled = not old_interpreter and a_rows_untiled(c, dtype, a_k_major,
+                                                   swizzle, interpret)
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile
@@ -338,7 +361,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     cta_m, cta_n = c.cta_tile
     a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
     b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
-    shapes = (_tma_shape(a, swizzle, a_box, transposes[0]),
+    shapes = (_tma_shape(a, swizzle, a_box, transposes[0], untiled=untiled),
               _tma_shape(b, swizzle, b_box, transposes[1]))
     m_out, n_out = p.m, p.n
   # TF32 operands copied anyway are rounded there (as cuBLAS rounds), not
@@ -354,7 +377,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              interpret)
+              interpret, untiled)
   return plan, a, b
 
 
