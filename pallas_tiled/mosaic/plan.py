@@ -173,19 +173,22 @@ def _tma_shape(x, swizzle, box, transpose, *, untiled=False):
   return (max(rows, box[0]), max(round_up(cols, width), box[1]))
 
 
-def a_rows_untiled(config, dtype, a_k_major, swizzle, interpret) -> bool:
-  """Whether compiled ping-pong consumers load A's K-tiles untiled.
+def a_rows_untiled(config, dtype, m, a_k_major, swizzle, interpret) -> bool:
+  """Whether compiled ping-pong consumers load the K-tiles of an A of `m`
+  rows, no multiple of 8, untiled (no padded copy of A).
 
   Where a K-tile row of K-major A is exactly one swizzle wide, the tiled
   and the untiled swizzled layouts of a stage are the same bytes, and a
   `plgpu.RefUnion` places both views of the ring at its start
   (`flatten_ref_union`): TMA loads a plain 2-D box into the untiled view,
-  from rows of any count (zeros past M), and wgmma reads the tiled one. So
-  a ragged M needs no padded copy of A. Only where the kernel allocates
-  its own ring (ping-pong): the cooperative path's pipeline allocates its
-  stages from the BlockSpecs' transforms.
+  from rows of any count (zeros past M), and wgmma reads the tiled one.
+  Only where the kernel allocates its own ring (ping-pong; the cooperative
+  path's pipeline allocates its stages from the BlockSpecs' transforms),
+  and in the lane lowering, the one whose layout inference takes untiled
+  swizzled refs in jax 0.10 (its warpgroup lowering refuses them).
   """
-  return (config.ping_pong and not interpret and a_k_major
+  return (config.ping_pong and config.lowering == "lane" and not interpret
+          and m % 8 != 0 and a_k_major
           and config.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
@@ -343,8 +346,8 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
-  untiled = not old_interpreter and a_rows_untiled(c, dtype, a_k_major,
-                                                   swizzle, interpret)
+  untiled = not old_interpreter and a_rows_untiled(
+      c, dtype, p.m, a_k_major, swizzle, interpret)
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile

@@ -101,16 +101,18 @@ PING_PONG_LAYOUTS = ["nn", "tn", "nt", "tt"] if helpers.ON_GPU else ["nn"]
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES, ids=_dtype_id)
 def test_ping_pong_in_every_dtype(dtype, layout, rng):
   """Two consumers on alternate tiles, their K-steps through one 3-stage
-  ring, in two CTAs: 6 tiles of 128x128 compiled (201 x 330 x 300), 12 of
+  ring, in two CTAs: 6 tiles of 128x128 compiled (201 x 336 x 300), 12 of
   64x64 interpreted (131 x 200 x 200), 2 to 10 K-steps each. M is no
   multiple of 8: compiled, a K-major A ("n") is loaded unpadded through
-  the ring's untiled view (`plan.a_rows_untiled`)."""
-  tile, shape = (128, (201, 330, 300)) if helpers.ON_GPU else (
+  the ring's untiled view (`plan.a_rows_untiled`), the lane lowering
+  storing the ragged output in place."""
+  tile, shape = (128, (201, 336, 300)) if helpers.ON_GPU else (
       64, (131, 200, 200))
   config = pallas_tiled.MosaicConfig(
       tile_m=tile, tile_n=tile, tile_k=128 // jnp.dtype(dtype).itemsize,
       max_concurrent_steps=3, ping_pong=True,
-      epi_tile_n=32 if dtype == jnp.float32 else 64, num_sms=2)
+      epi_tile_n=32 if dtype == jnp.float32 else 64, num_sms=2,
+      lowering="lane")
   a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.stored_product(
       mosaic_kernel.batched_product, a, b, transpose_a=layout[0] == "t",
@@ -642,6 +644,25 @@ LOWERING_CASES = [
       for ws, ws_id in ((True, "ws"), (False, "one-warpgroup"))
       for lowering in ("warpgroup", "lane")),
 ]
+
+
+@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
+def test_ragged_m_ping_pong_lowers_for_cuda(dtype):
+  """The ping-pong ring's two views of A (`plan.a_rows_untiled`) pass Mosaic
+  GPU's passes on any machine: (1001, 4097) @ (4097, 256), lane lowering."""
+  config = mosaic_config.fit_mosaic_config(
+      _compiled_config(dtype, tile_m=128, tile_n=128, max_concurrent_steps=5,
+                       ping_pong=True, lowering="lane"), dtype, dtype)
+  a = jax.ShapeDtypeStruct((1, 1001, 4097), dtype)
+  b = jax.ShapeDtypeStruct((1, 4097, 256), dtype)
+  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
+  assert mosaic_plan.a_rows_untiled(
+      config, dtype, 1001, True, layouts.SWIZZLE_BYTES, False)
+  traced = mosaic_kernel.batched_product.trace(
+      a, b, problem=problem, config=config, precision=None, out_dtype=dtype,
+      interpret=False)
+  assert "pallas_tiled_mosaic_matmul" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
 
 
 @pytest.mark.parametrize("dtype, layout, n, config, precision, text",
