@@ -38,8 +38,7 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                      RESULTS / "h100_wild_tune_bf16_mosaic_k64.jsonl",
                      RESULTS / "h100_wild_tune_bf16_s6b.jsonl",
                      RESULTS / "h100_wild_tune_bf16_pp2.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_sk16.jsonl",
-                     RESULTS / "h100_wild_tune_bf16_ragged_pp.jsonl"],
+                     RESULTS / "h100_wild_tune_bf16_sk16.jsonl"],
         "float32": [RESULTS / "h100_wild_tune_f32.jsonl",
                     RESULTS / "h100_wild_tune_f32_shortk.jsonl",
                     RESULTS / "h100_wild_tune_f32_lora.jsonl",
@@ -47,8 +46,7 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                     RESULTS / "h100_wild_tune_f32_mosaic_k64.jsonl",
                     RESULTS / "h100_wild_tune_f32_skinny_stored.jsonl",
                     RESULTS / "h100_wild_tune_f32_pp2.jsonl",
-                    RESULTS / "h100_wild_tune_f32_sk16.jsonl",
-                    RESULTS / "h100_wild_tune_f32_ragged_pp.jsonl"],
+                    RESULTS / "h100_wild_tune_f32_sk16.jsonl"],
         # Then the b-as-stored Triton tiles; split-K candidates re-timed
         # with data whose sums stay under 448.
         "float8_e4m3fn": [RESULTS / "h100_wild_tune_f8.jsonl",
@@ -64,8 +62,7 @@ RUNS = {"bfloat16": [RESULTS / "h100_wild_tune_bf16.jsonl",
                           RESULTS / "h100_wild_tune_f8_narrowk.jsonl",
                           RESULTS / "h100_wild_tune_f8_m1.jsonl",
                           RESULTS / "h100_wild_tune_f8_upcast.jsonl",
-                          RESULTS / "h100_wild_tune_f8_decode_up.jsonl",
-                          RESULTS / "h100_wild_tune_f8_ragged_pp.jsonl"]}
+                          RESULTS / "h100_wild_tune_f8_decode_up.jsonl"]}
 
 
 @pytest.fixture
