@@ -61,7 +61,8 @@ class Plan:
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
   `a_rows_untiled`: TMA loads A's K-tiles through an untiled view of the
-  ring (`a_rows_untiled`), so A's rows need not be a multiple of 8.
+  ping-pong ring, so A's rows need not be a multiple of 8 (the function
+  `a_rows_untiled` says where).
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
