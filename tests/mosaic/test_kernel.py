@@ -646,10 +646,13 @@ LOWERING_CASES = [
 ]
 
 
-@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("dtype", [d for d in helpers.DTYPES
+                                   if jnp.dtype(d).itemsize > 1],
+                         ids=_dtype_id)
 def test_ragged_m_ping_pong_lowers_for_cuda(dtype):
   """The ping-pong ring's two views of A (`plan.a_rows_untiled`) pass Mosaic
-  GPU's passes on any machine: (1001, 4097) @ (4097, 256), lane lowering."""
+  GPU's passes on any machine: (1001, 4097) @ (4097, 256), lane lowering
+  (float8 keeps its copy of A)."""
   config = mosaic_config.fit_mosaic_config(
       _compiled_config(dtype, tile_m=128, tile_n=128, max_concurrent_steps=5,
                        ping_pong=True, lowering="lane"), dtype, dtype)
