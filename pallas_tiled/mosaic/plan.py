@@ -348,8 +348,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
-  untiled = not old_interpreter and a_rows_untiled(
-      c, dtype, p.m, a_k_major, swizzle, interpret)
+  untiled = a_rows_untiled(c, dtype, p.m, a_k_major, swizzle, interpret)
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile
