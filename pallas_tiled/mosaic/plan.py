@@ -186,11 +186,10 @@ def a_rows_untiled(config, dtype, m, a_k_major, swizzle, interpret) -> bool:
   Only where the kernel allocates its own ring (ping-pong; the cooperative
   path's pipeline allocates its stages from the BlockSpecs' transforms),
   and in the lane lowering, the one whose layout inference takes untiled
-  swizzled refs in jax 0.10 (its warpgroup lowering refuses them). Not for
-  float8 yet: its compiled lane kernel has not run on a GPU this way.
+  swizzled refs in jax 0.10 (its warpgroup lowering refuses them).
   """
   return (config.ping_pong and config.lowering == "lane" and not interpret
-          and m % 8 != 0 and a_k_major and jnp.dtype(dtype).itemsize > 1
+          and m % 8 != 0 and a_k_major
           and config.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
