@@ -41,6 +41,8 @@ def _slots(plan: plan_lib.Plan) -> int:
 
 def _transforms(plan: plan_lib.Plan, out_dtype):
   if plan.transposed_out:  # Rows of epi_m elements: 128 bytes or more.
+    if not plan.tiled_out:  # One swizzle a row, untiled: any row count.
+      return (plgpu.SwizzleTransform(layouts.SWIZZLE_BYTES),)
     return plan_lib.smem_transforms(layouts.SWIZZLE_BYTES, out_dtype)
   piece_bytes = plan.config.epi_tile[1] * jnp.dtype(out_dtype).itemsize
   if plan.tiled_out:

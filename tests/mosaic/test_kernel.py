@@ -484,6 +484,23 @@ def test_ping_pong_loads_a_ragged_m_unpadded(dtype):
           == (4100 + 4104) * 1280 * itemsize)
 
 
+def test_transposed_configs_store_a_ragged_m_in_place():
+  """A transposed config stores its tiles into an output of M = 257 rows, no
+  multiple of 8, as it is: each stored row of a piece is one 128-byte
+  swizzle, so TMA stores it from untiled shared memory (before, the output
+  was padded to 264 rows and cut). What is left is A's pad to 264 rows;
+  float32 partial sums (256-byte rows) are still stored tiled and cut."""
+  config = mosaic_config.transposed_variants(257, 3840, jnp.bfloat16,
+                                             jnp.bfloat16, 132)[0]
+  assert config.transposed
+  layout = lambda config, out_dtype=jnp.bfloat16: mosaic_plan.host_layout(
+      257, 3840, 1280, config, jnp.bfloat16, out_dtype)
+  assert layout(config).copied_bytes == (257 + 264) * 1280 * 2
+  wide = mosaic_config.fit_mosaic_config(config, jnp.bfloat16, jnp.float32)
+  assert layout(wide, jnp.float32).copied_bytes == (
+      (257 + 264) * 1280 * 2 + (257 + 264) * 3840 * 4)
+
+
 def test_k_is_padded_to_whole_k_tiles_only():
   """No copy where K is a whole number of K-tiles, however few: the
   cost model's ping-pong pick for a K = 128 bfloat16 product copied 28 MB
@@ -667,6 +684,25 @@ def test_ragged_m_ping_pong_lowers_for_cuda(dtype):
       interpret=False)
   assert "pallas_tiled_mosaic_matmul" in traced.lower(
       lowering_platforms=("cuda",)).as_text()
+
+
+def test_transposed_ragged_m_store_lowers_for_cuda():
+  """A transposed config's pieces, stored from untiled shared memory into
+  an output of 257 rows (`plan.output_extent`), pass Mosaic GPU's passes on
+  any machine."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=72, epi_tile_n=72,
+                                     wg_dimension="m", transposed=True)
+  a = jax.ShapeDtypeStruct((1, 257, 1280), jnp.bfloat16)
+  b = jax.ShapeDtypeStruct((1, 1280, 384), jnp.bfloat16)
+  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
+  traced = mosaic_kernel.batched_product.trace(
+      a, b, problem=problem, config=config, precision=None,
+      out_dtype=jnp.bfloat16, interpret=False)
+  assert "pallas_tiled_mosaic_matmul" in traced.lower(
+      lowering_platforms=("cuda",)).as_text()
+  assert not mosaic_plan.output_extent(
+      384, 257, dataclasses.replace(config, lowering="lane"), jnp.bfloat16,
+      transposed=True)[2]
 
 
 @pytest.mark.parametrize("dtype, layout, n, config, precision, text",
