@@ -13,7 +13,8 @@ staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
   product into a float32 accumulator in registers (`_consumer_step`), on
   halves of one CTA tile, or with `ping_pong` on alternate whole tiles fed
   through one ring of stages, so that one stores while the other multiplies
-  (`_ping_pong`).
+  (`_ring_kernel`; cooperative consumers take that ring too where an
+  operand of ragged rows is loaded untiled, `plan.rows_untiled`).
 * Epilogue: each consumer casts its accumulator once and stores it through
   shared memory with TMA (`epilogue.py`); K ranges store float32 partial
   sums, added in a fixed order after the kernel (`_sum_k_ranges`).
@@ -307,34 +308,49 @@ def _warp_specialized(plan, a_ref, b_ref, o_ref):
               a_strip, b_strip, allocations=allocs)
 
 
-# Ping-pong: the two consumers take alternate tiles (config.ping_pong).
+# A ring the kernel owns (`plan.owns_ring`): with ping_pong the two
+# consumers take alternate tiles, else both take every tile, each its half.
 
 
 def _ring_types(plan: plan_lib.Plan, dtype):
-  """Shared memory of the ring both consumers' K-tiles pass through:
-  max_concurrent_steps stages of (A, B) tiles. With `plan.a_rows_untiled`,
-  A's stages are a union of two views of the same bytes: untiled, which
-  TMA loads, and tiled, which wgmma reads."""
+  """Shared memory of the ring the consumers' K-tiles pass through:
+  max_concurrent_steps stages of (A, B) tiles. An operand loaded untiled
+  (`plan.a_rows_untiled`, `b_rows_untiled`) has stages that are a union of
+  two views of the same bytes: untiled, which TMA loads, and tiled, which
+  wgmma reads."""
   ring = lambda spec, transforms: plgpu.SMEM(
       (plan.config.max_concurrent_steps, *spec.block_shape), dtype,
       transforms=transforms)
-  a_spec, b_spec = _operand_specs(plan, dtype)
-  a = ring(a_spec, a_spec.transforms)
-  if plan.a_rows_untiled:
-    a = plgpu.RefUnion(
-        ring(a_spec, (plgpu.SwizzleTransform(plan.swizzle),)), a)
-  return [a, ring(b_spec, b_spec.transforms)]
+  rings = []
+  for spec, untiled in zip(_operand_specs(plan, dtype),
+                           (plan.a_rows_untiled, plan.b_rows_untiled)):
+    tiled = ring(spec, spec.transforms)
+    rings.append(plgpu.RefUnion(
+        ring(spec, (plgpu.SwizzleTransform(plan.swizzle),)), tiled)
+                 if untiled else tiled)
+  return rings
 
 
 def _ring_barriers(plan: plan_lib.Plan):
-  """(loaded, consumed): a barrier per consumer and stage, loaded when the
-  TMA copies of both of a K-step's tiles have landed, consumed when the
-  consumer's wgmma is done with them. Mosaic GPU tracks each barrier's
-  phase per thread, by counting its waits, so each consumer has barriers of
-  its own: waiting only on its own K-steps, it stays in step."""
-  stages = plan.config.max_concurrent_steps
-  return (plgpu.Barrier(num_arrivals=2, num_barriers=2 * stages),
-          plgpu.Barrier(num_arrivals=1, num_barriers=2 * stages))
+  """(loaded, consumed): per stage, loaded when the TMA copies of both of
+  a K-step's tiles have landed, consumed when the consumers' wgmmas are
+  done with them. Mosaic GPU tracks each barrier's phase per thread, by
+  counting its waits, so ping-pong consumers have a set of barriers each:
+  waiting only on its own K-steps, each stays in step. Cooperative
+  consumers share one set, each waiting on every K-step and both arriving
+  when done with it."""
+  c = plan.config
+  sets = 2 if c.ping_pong else 1
+  users = 1 if c.ping_pong else c.num_compute_wgs
+  barriers = sets * c.max_concurrent_steps
+  return (plgpu.Barrier(num_arrivals=2, num_barriers=barriers),
+          plgpu.Barrier(num_arrivals=users, num_barriers=barriers))
+
+
+def _barrier_set(plan: plan_lib.Plan, tile):
+  """The set of ring barriers the CTA's `tile`-th tile uses: its
+  ping-pong consumer's (tile % 2), or the one set of cooperative ones."""
+  return tile % 2 if plan.config.ping_pong else 0
 
 
 def _k_tile(plan: plan_lib.Plan, strip, k_major: bool, k):
@@ -344,8 +360,8 @@ def _k_tile(plan: plan_lib.Plan, strip, k_major: bool, k):
 
 
 def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
-  """The producer's loads of the CTA's `tile`-th tile (its consumer:
-  tile % 2) into the ring, each into a stage whose last use is consumed.
+  """The producer's loads of the CTA's `tile`-th tile into the ring, each
+  into a stage whose last use is consumed.
   Use u (the u-th K-step the CTA loads) goes to stage u % stages. After
   the `last` tile, it waits for the last uses' consumption too, so that it
   has seen every phase of its barriers (the interpreter checks it)."""
@@ -353,15 +369,15 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
   (a_ring, b_ring), (loaded, consumed) = rings, barriers
 
   def wait_consumed(use):
-    consumer = use // k_steps % 2
-    plgpu.barrier_wait(consumed.at[consumer * stages + use % stages])
+    owner = _barrier_set(plan, use // k_steps)
+    plgpu.barrier_wait(consumed.at[owner * stages + use % stages])
 
   @pl.loop(0, k_steps)
   def _step(k):
     use = tile * k_steps + k
     stage = use % stages
     pl.when(use >= stages)(lambda: wait_consumed(use - stages))
-    barrier = loaded.at[tile % 2 * stages + stage]
+    barrier = loaded.at[_barrier_set(plan, tile) * stages + stage]
     plgpu.copy_gmem_to_smem(_k_tile(plan, a_strip, plan.a_k_major, k),
                             a_ring.at[stage], barrier)
     plgpu.copy_gmem_to_smem(_k_tile(plan, b_strip, plan.b_k_major, k),
@@ -379,29 +395,28 @@ def _consume(plan, wg, tile, rings, barriers, acc_ref) -> None:
   its own has finished."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
   (a_ring, b_ring), (loaded, consumed) = rings, barriers
-  first = tile * k_steps
+  first, owner = tile * k_steps, _barrier_set(plan, tile) * stages
 
   @pl.loop(0, k_steps)
   def _step(k):
     stage = (first + k) % stages
-    plgpu.barrier_wait(loaded.at[wg * stages + stage])
+    plgpu.barrier_wait(loaded.at[owner + stage])
     plgpu.wgmma(acc_ref, *_wg_operands(plan, wg, a_ring.at[stage],
                                        b_ring.at[stage]))
     plgpu.wgmma_wait(1)
 
     @pl.when(k > 0)
     def _release_the_last_stage():
-      plgpu.barrier_arrive(
-          consumed.at[wg * stages + (first + k - 1) % stages])
+      plgpu.barrier_arrive(consumed.at[owner + (first + k - 1) % stages])
 
   plgpu.wgmma_wait(0)
-  plgpu.barrier_arrive(consumed.at[wg * stages + (first + k_steps - 1)
-                                   % stages])
+  plgpu.barrier_arrive(consumed.at[owner + (first + k_steps - 1) % stages])
 
 
-def _ping_pong(plan, a_ref, b_ref, o_ref):
-  """A producer warpgroup loads K-tiles; two consumers take alternate
-  tiles, so that one's epilogue overlaps the other's wgmmas."""
+def _ring_kernel(plan, a_ref, b_ref, o_ref):
+  """A producer warpgroup loads K-tiles into the kernel's own ring; with
+  ping_pong two consumers take alternate tiles, so that one's epilogue
+  overlaps the other's wgmmas, else both take every tile, each its half."""
   dtype = a_ref.dtype
 
   @functools.partial(pl.run_scoped, rings=_ring_types(plan, dtype),
@@ -410,8 +425,11 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
                      collective_axes="wg")
   def _scope(rings, barriers, out_smem):
     wg = lax.axis_index("wg")
-    a_ring, b_ring = rings
-    a_loads, a_reads = a_ring if plan.a_rows_untiled else (a_ring, a_ring)
+    # (loaded, read) views of each operand's stages: one ring, or an
+    # untiled and a tiled view of it.
+    (a_loads, a_reads), (b_loads, b_reads) = (
+        ring if untiled else (ring, ring) for ring, untiled in zip(
+            rings, (plan.a_rows_untiled, plan.b_rows_untiled)))
 
     def each_tile(body):
       @plgpu.nd_loop(_loop_grid(plan), collective_axes="sm")
@@ -423,7 +441,7 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
     def _producer():
       plgpu.set_max_registers(_MEMORY_REGISTERS, action="decrease")
       each_tile(lambda tile, last, a_strip, b_strip, _: _produce(
-          plan, tile, last, a_strip, b_strip, (a_loads, b_ring), barriers))
+          plan, tile, last, a_strip, b_strip, (a_loads, b_loads), barriers))
 
     @pl.when(wg != _PRODUCER)
     def _consumers():
@@ -432,15 +450,17 @@ def _ping_pong(plan, a_ref, b_ref, o_ref):
       def consume(tile, last, a_strip, b_strip, o_tile):
         del last, a_strip, b_strip  # The producer's.
 
-        @pl.when(tile % 2 == wg)
-        def _mine():
-          @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
-          def _acc_scope(acc_ref):
-            _consume(plan, wg, tile, (a_reads, b_ring), barriers, acc_ref)
-            epilogue.store(plan, acc_ref[...], out_smem, o_tile, wg,
-                           o_ref.dtype)
+        @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
+        def _acc_scope(acc_ref):
+          _consume(plan, wg, tile, (a_reads, b_reads), barriers, acc_ref)
+          epilogue.store(plan, acc_ref[...], out_smem, o_tile, wg,
+                         o_ref.dtype)
 
-      each_tile(consume)
+      if plan.config.ping_pong:  # Alternate tiles.
+        each_tile(lambda tile, *views: pl.when(tile % 2 == wg)(
+            lambda: consume(tile, *views)))
+      else:
+        each_tile(consume)
 
 
 def _single_warpgroup(plan, a_ref, b_ref, o_ref):
@@ -488,8 +508,8 @@ def _kernel(a_ref, b_ref, o_ref, *, plan: plan_lib.Plan):
   a_ref, b_ref and o_ref are laid out as `plan` says; batch element g reads
   a[problem.a_index(g)] and b[problem.b_index(g)].
   """
-  if plan.config.ping_pong:
-    _ping_pong(plan, a_ref, b_ref, o_ref)
+  if plan.owns_ring:
+    _ring_kernel(plan, a_ref, b_ref, o_ref)
   elif plan.config.warp_specialized:
     _warp_specialized(plan, a_ref, b_ref, o_ref)
   else:

@@ -60,9 +60,9 @@ class Plan:
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
-  `a_rows_untiled`: TMA loads A's K-tiles through an untiled view of the
-  ping-pong ring, so A's rows need not be a multiple of 8 (the function
-  `a_rows_untiled` says where).
+  `a_rows_untiled`, `b_rows_untiled`: TMA loads that operand's K-tiles
+  through an untiled view of a ring the kernel owns, so its rows need not be
+  a multiple of 8 (`rows_untiled` says where).
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
   """
 
@@ -80,6 +80,15 @@ class Plan:
   transposed_out: bool
   interpret: bool
   a_rows_untiled: bool
+  b_rows_untiled: bool
+
+  @property
+  def owns_ring(self) -> bool:
+    """The kernel allocates its own ring of K-tile stages (`kernel._ring`):
+    ping-pong always, cooperative consumers where an operand loads untiled
+    (jax's pipeline allocates its stages from the BlockSpecs' transforms,
+    which cannot hold both views)."""
+    return self.config.ping_pong or self.a_rows_untiled or self.b_rows_untiled
 
   @property
   def split_m(self) -> bool:
@@ -164,7 +173,7 @@ def _tma_shape(x, swizzle, box, transpose, *, untiled=False):
   (8, swizzle / itemsize) tiles, so its rows must be a multiple of 8 and
   its contiguous axis a multiple of the swizzle width; this also makes
   every row stride a multiple of 16 bytes, as TMA requires. An `untiled`
-  copy (`a_rows_untiled`) takes rows of any count. A dimension smaller
+  copy (`rows_untiled`) takes rows of any count. A dimension smaller
   than `box` is padded to it. Arrays that comply keep their shape (and
   `relayout` does not copy them).
   """
@@ -174,23 +183,28 @@ def _tma_shape(x, swizzle, box, transpose, *, untiled=False):
   return (max(rows, box[0]), max(round_up(cols, width), box[1]))
 
 
-def a_rows_untiled(config, dtype, m, a_k_major, swizzle, interpret) -> bool:
-  """Whether compiled ping-pong consumers load the K-tiles of an A of `m`
-  rows, no multiple of 8, untiled (no padded copy of A).
+def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
+  """Whether compiled consumers load the K-tiles of an operand of `rows`
+  rows (M for A, N for B), no multiple of 8, untiled (no padded copy).
 
-  Where a K-tile row of K-major A is exactly one swizzle wide, the tiled
-  and the untiled swizzled layouts of a stage are the same bytes, and a
-  `plgpu.RefUnion` places both views of the ring at its start
+  Where a K-tile row of a K-major operand is exactly one swizzle wide, the
+  tiled and the untiled swizzled layouts of a stage are the same bytes, and
+  a `plgpu.RefUnion` places both views of the ring at its start
   (`flatten_ref_union`): TMA loads a plain 2-D box into the untiled view,
-  from rows of any count (zeros past M), and wgmma reads the tiled one.
-  Only where the kernel allocates its own ring (ping-pong; the cooperative
-  path's pipeline allocates its stages from the BlockSpecs' transforms),
-  and in the lane lowering, the one whose layout inference takes untiled
-  swizzled refs in jax 0.10 (its warpgroup lowering refuses them).
+  from rows of any count (zeros past the edge), and wgmma reads the tiled
+  one. Only where the kernel can own its ring (`Plan.owns_ring`: ping-pong,
+  or cooperative consumers without clusters or K ranges, whose plain wgmma
+  K-steps it runs), and in the lane lowering, the one whose layout
+  inference takes untiled swizzled refs in jax 0.10 (its warpgroup lowering
+  refuses them). `prepare` leaves out TF32's register path and three-pass
+  TF32, whose K-steps are not plain wgmmas.
   """
-  return (config.ping_pong and config.lowering == "lane" and not interpret
-          and m % 8 != 0 and a_k_major
-          and config.tile_k * jnp.dtype(dtype).itemsize == swizzle)
+  c = config
+  own_ring = c.ping_pong or (c.warp_specialized and c.cluster_size == 1
+                             and c.split_k == 1)
+  return (own_ring and c.lowering == "lane" and not interpret
+          and rows % 8 != 0 and k_major
+          and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
 def output_extent(m, n, config, out_dtype, transposed):
@@ -357,7 +371,10 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
-  untiled = a_rows_untiled(c, dtype, p.m, a_k_major, swizzle, interpret)
+  plain_steps = promote_from is None and not a_in_registers
+  untiled = [plain_steps and rows_untiled(c, dtype, rows, k_major, swizzle,
+                                          interpret)
+             for rows, k_major in ((p.m, a_k_major), (p.n, b_k_major))]
   if old_interpreter:
     # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
     cluster_m, cluster_n = c.cluster_tile
@@ -374,8 +391,9 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     cta_m, cta_n = c.cta_tile
     a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
     b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
-    shapes = (_tma_shape(a, swizzle, a_box, transposes[0], untiled=untiled),
-              _tma_shape(b, swizzle, b_box, transposes[1]))
+    shapes = (
+        _tma_shape(a, swizzle, a_box, transposes[0], untiled=untiled[0]),
+        _tma_shape(b, swizzle, b_box, transposes[1], untiled=untiled[1]))
     m_out, n_out = p.m, p.n
   # TF32 operands copied anyway are rounded there (as cuBLAS rounds), not
   # truncated by wgmma; one read through registers is rounded in the
@@ -390,7 +408,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              interpret, untiled)
+              interpret, *untiled)
   return plan, a, b
 
 

@@ -104,7 +104,7 @@ def test_ping_pong_in_every_dtype(dtype, layout, rng):
   ring, in two CTAs: 6 tiles of 128x128 compiled (201 x 336 x 300), 12 of
   64x64 interpreted (131 x 200 x 200), 2 to 10 K-steps each. M is no
   multiple of 8: compiled, a K-major A ("n") is loaded unpadded through
-  the ring's untiled view (`plan.a_rows_untiled`), the lane lowering
+  the ring's untiled view (`plan.rows_untiled`), the lane lowering
   storing the ragged output in place."""
   tile, shape = (128, (201, 336, 300)) if helpers.ON_GPU else (
       64, (131, 200, 200))
@@ -465,40 +465,42 @@ def test_odd_epilogue_pieces_across_tiles(ping_pong, rng):
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16,
                                    jnp.float8_e4m3fn], ids=_dtype_id)
-def test_ping_pong_loads_a_ragged_m_unpadded(dtype):
-  """M = 4100, no multiple of 8: the ping-pong ring loads A as it is (on an
-  H100, 4100x1280x1280 bfloat16 ran 29.2 us with A's padded copy, 22.3
-  without; on an H200, float8 16.96 -> 14.62), where cooperative consumers,
-  whose pipeline allocates tiled stages, still copy it to 4104 rows (read
-  and written)."""
+def test_ragged_m_a_is_loaded_unpadded(dtype):
+  """M = 4100, no multiple of 8: a ring the kernel owns loads A as it is
+  (on an H100, ping-pong 4100x1280x1280 bfloat16 ran 29.2 us with A's
+  padded copy, 22.3 without; on an H200, float8 16.96 -> 14.62), ping-pong
+  or cooperative; a cluster, whose multicast pipeline allocates tiled
+  stages, still copies it to 4104 rows (read and written)."""
   itemsize = jnp.dtype(dtype).itemsize
   ping_pong = pallas_tiled.MosaicConfig(
       tile_m=128, tile_n=128, tile_k=128 // itemsize, max_concurrent_steps=5,
       ping_pong=True, lowering="lane")
-  cooperative = dataclasses.replace(ping_pong, ping_pong=False)
+  cooperative = dataclasses.replace(ping_pong, ping_pong=False, tile_m=64)
+  cluster = dataclasses.replace(cooperative, cluster_dimension="m")
   copied = lambda config, m: mosaic_plan.host_layout(
       m, 1280, 1280, config, dtype, dtype).copied_bytes
   # What M = 4096 copies (float8's B, transposed to K-major) and no more.
   assert copied(ping_pong, 4100) == copied(ping_pong, 4096)
-  assert (copied(cooperative, 4100) - copied(cooperative, 4096)
+  assert copied(cooperative, 4100) == copied(cooperative, 4096)
+  assert (copied(cluster, 4100) - copied(cluster, 4096)
           == (4100 + 4104) * 1280 * itemsize)
 
 
-def test_transposed_configs_store_a_ragged_m_in_place():
-  """A transposed config stores its tiles into an output of M = 257 rows, no
-  multiple of 8, as it is: each stored row of a piece is one 128-byte
-  swizzle, so TMA stores it from untiled shared memory (before, the output
-  was padded to 264 rows and cut). What is left is A's pad to 264 rows;
-  float32 partial sums (256-byte rows) are still stored tiled and cut."""
+def test_transposed_configs_copy_nothing_at_a_ragged_m():
+  """A transposed config on M = 257 rows, no multiple of 8, copies nothing:
+  it stores its tiles into the output as it is (each stored row of a piece
+  is one 128-byte swizzle, so TMA stores it from untiled shared memory;
+  before, the output was padded to 264 rows and cut), and its ring loads A
+  (the transposed product's B) untiled. Float32 partial sums (256-byte
+  rows) are still stored tiled and cut."""
   config = mosaic_config.transposed_variants(257, 3840, jnp.bfloat16,
                                              jnp.bfloat16, 132)[0]
   assert config.transposed
   layout = lambda config, out_dtype=jnp.bfloat16: mosaic_plan.host_layout(
       257, 3840, 1280, config, jnp.bfloat16, out_dtype)
-  assert layout(config).copied_bytes == (257 + 264) * 1280 * 2
+  assert layout(config).copied_bytes == 0
   wide = mosaic_config.fit_mosaic_config(config, jnp.bfloat16, jnp.float32)
-  assert layout(wide, jnp.float32).copied_bytes == (
-      (257 + 264) * 1280 * 2 + (257 + 264) * 3840 * 4)
+  assert layout(wide, jnp.float32).copied_bytes == (257 + 264) * 3840 * 4
 
 
 def test_k_is_padded_to_whole_k_tiles_only():
@@ -667,17 +669,32 @@ LOWERING_CASES = [
 ]
 
 
-@pytest.mark.parametrize("dtype", helpers.DTYPES, ids=_dtype_id)
-def test_ragged_m_ping_pong_lowers_for_cuda(dtype):
-  """The ping-pong ring's two views of A (`plan.a_rows_untiled`) pass Mosaic
-  GPU's passes on any machine: (1001, 4097) @ (4097, 256), lane lowering."""
+# Ring-owning kernels with an A of ragged rows: ping-pong in every dtype,
+# cooperative consumers side by side along M or N.
+RAGGED_RING_CASES = [
+    *((dtype, dict(tile_m=128, tile_n=128, max_concurrent_steps=5,
+                   ping_pong=True)) for dtype in helpers.DTYPES),
+    *((dtype, dict(tile_m=64, tile_n=128, max_concurrent_steps=4,
+                   wg_dimension=wg, cluster_dimension="none"))
+      for dtype in (jnp.bfloat16, jnp.float8_e4m3fn) for wg in ("m", "n")),
+]
+
+
+@pytest.mark.parametrize("dtype, fields", [
+    pytest.param(dtype, fields, id=f"{_dtype_id(dtype)}-"
+                 + ("ping-pong" if fields.get("ping_pong")
+                    else f"ws-{fields['wg_dimension']}"))
+    for dtype, fields in RAGGED_RING_CASES])
+def test_ragged_m_ring_lowers_for_cuda(dtype, fields):
+  """The kernel's own ring, with two views of A (`plan.rows_untiled`),
+  passes Mosaic GPU's passes on any machine: (1001, 4097) @ (4097, 256),
+  lane lowering."""
   config = mosaic_config.fit_mosaic_config(
-      _compiled_config(dtype, tile_m=128, tile_n=128, max_concurrent_steps=5,
-                       ping_pong=True, lowering="lane"), dtype, dtype)
+      _compiled_config(dtype, lowering="lane", **fields), dtype, dtype)
   a = jax.ShapeDtypeStruct((1, 1001, 4097), dtype)
   b = jax.ShapeDtypeStruct((1, 4097, 256), dtype)
   problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
-  assert mosaic_plan.a_rows_untiled(
+  assert mosaic_plan.rows_untiled(
       config, dtype, 1001, True, layouts.SWIZZLE_BYTES, False)
   traced = mosaic_kernel.batched_product.trace(
       a, b, problem=problem, config=config, precision=None, out_dtype=dtype,
