@@ -29,6 +29,10 @@ from pallas_tiled.mosaic.config import MosaicConfig
 
 # TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
 _TMA_ALIGN_BYTES = 16
+# The most elements a TMA box spans along a dimension: the kernel's own ring
+# loads each operand's CTA block as one box (a 384-row block of two 192-row
+# consumers failed to compile on an H200, where jax's pipeline loads it).
+_TMA_BOX_ROWS = 256
 # The narrowest consumer tile (tile_n) whose TF32 reads A through registers,
 # unless it spans all of N: the element-wise loads of A cost about as much
 # per K-step at any width, so they pay only against wide wgmmas (H200: 64x256
@@ -194,14 +198,16 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   from rows of any count (zeros past the edge), and wgmma reads the tiled
   one. Only where the kernel can own its ring (`Plan.owns_ring`: ping-pong,
   or cooperative consumers without clusters or K ranges, whose plain wgmma
-  K-steps it runs), and in the lane lowering, the one whose layout
+  K-steps it runs, on CTA tiles one TMA box can load), and in the lane
+  lowering, the one whose layout
   inference takes untiled swizzled refs in jax 0.10 (its warpgroup lowering
   refuses them). `prepare` leaves out TF32's register path and three-pass
   TF32, whose K-steps are not plain wgmmas.
   """
   c = config
   own_ring = c.ping_pong or (c.warp_specialized and c.cluster_size == 1
-                             and c.split_k == 1)
+                             and c.split_k == 1
+                             and max(c.cta_tile) <= _TMA_BOX_ROWS)
   return (own_ring and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
           and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
