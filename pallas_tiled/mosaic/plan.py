@@ -198,8 +198,9 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   from rows of any count (zeros past the edge), and wgmma reads the tiled
   one. Only where the kernel can own its ring (`Plan.owns_ring`: ping-pong,
   or cooperative consumers without clusters or K ranges, whose plain wgmma
-  K-steps it runs, on CTA tiles one TMA box can load), and in the lane
-  lowering, the one whose layout
+  K-steps it runs, on CTA tiles one TMA box can load; not yet for float32,
+  whose cooperative consumers have not run compiled on the ring), and in
+  the lane lowering, the one whose layout
   inference takes untiled swizzled refs in jax 0.10 (its warpgroup lowering
   refuses them). `prepare` leaves out TF32's register path and three-pass
   TF32, whose K-steps are not plain wgmmas.
@@ -207,7 +208,8 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   c = config
   own_ring = c.ping_pong or (c.warp_specialized and c.cluster_size == 1
                              and c.split_k == 1
-                             and max(c.cta_tile) <= _TMA_BOX_ROWS)
+                             and max(c.cta_tile) <= _TMA_BOX_ROWS
+                             and jnp.dtype(dtype).itemsize <= 2)
   return (own_ring and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
           and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
