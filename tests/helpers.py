@@ -77,6 +77,23 @@ def stored_product(batched_product, a, b, *, transpose_a, transpose_b,
   return out[0]
 
 
+def cuda_module_text(batched_product, a_shape, b_shape, dtype, *, config,
+                     transpose_a=False, transpose_b=False, precision=None,
+                     out_dtype=None) -> str:
+  """The module a kernel's `batched_product` lowers to for CUDA, on any
+  machine (Mosaic GPU's passes run; no GPU needed): a of `a_shape` and b of
+  `b_shape` as stored (batch first), `dtype` in, `out_dtype` (default
+  `dtype`) out."""
+  a = jax.ShapeDtypeStruct(a_shape, dtype)
+  b = jax.ShapeDtypeStruct(b_shape, dtype)
+  problem = batching.BatchedProblem.from_shapes(
+      a_shape, b_shape, transpose_a=transpose_a, transpose_b=transpose_b)
+  traced = batched_product.trace(
+      a, b, problem=problem, config=config, precision=precision,
+      out_dtype=out_dtype or dtype, interpret=False)
+  return traced.lower(lowering_platforms=("cuda",)).as_text()
+
+
 def assert_matmul_close(out, a, b, *, out_dtype=None, precision=None):
   out_dtype = jnp.dtype(out_dtype or a.dtype)
   assert out.dtype == out_dtype, (out.dtype, out_dtype)

@@ -11,7 +11,6 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
-from pallas_tiled import batching
 from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled.mosaic import config as mosaic_config
@@ -214,13 +213,9 @@ def test_tuned_entry_lowers_with_float32_outputs(monkeypatch):
   config = mosaic_heuristics.select_config(4096, 4096, 4096, dtype, None,
                                            out_dtype=jnp.float32)
   assert config.epi_tile_n == 32 and config.tile_n == entry.tile_n
-  a = jax.ShapeDtypeStruct((1, 512, 512), dtype)
-  problem = batching.BatchedProblem.from_shapes(a.shape, a.shape)
-  traced = mosaic_kernel.batched_product.trace(
-      a, a, problem=problem, config=config, precision=None,
-      out_dtype=jnp.float32, interpret=False)
-  assert "pallas_tiled_mosaic_matmul" in traced.lower(
-      lowering_platforms=("cuda",)).as_text()
+  assert "pallas_tiled_mosaic_matmul" in helpers.cuda_module_text(
+      mosaic_kernel.batched_product, (1, 512, 512), (1, 512, 512), dtype,
+      config=config, out_dtype=jnp.float32)
 
 
 @pytest.mark.parametrize("shape, dtype, lowering", [

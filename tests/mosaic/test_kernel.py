@@ -17,7 +17,6 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
-from pallas_tiled import batching
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import config as mosaic_config
@@ -694,16 +693,11 @@ def test_ragged_m_ring_lowers_for_cuda(dtype, fields):
   lane lowering."""
   config = mosaic_config.fit_mosaic_config(
       _compiled_config(dtype, lowering="lane", **fields), dtype, dtype)
-  a = jax.ShapeDtypeStruct((1, 1001, 4097), dtype)
-  b = jax.ShapeDtypeStruct((1, 4097, 256), dtype)
-  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
   assert mosaic_plan.rows_untiled(
       config, dtype, 1001, True, layouts.SWIZZLE_BYTES, False)
-  traced = mosaic_kernel.batched_product.trace(
-      a, b, problem=problem, config=config, precision=None, out_dtype=dtype,
-      interpret=False)
-  assert "pallas_tiled_mosaic_matmul" in traced.lower(
-      lowering_platforms=("cuda",)).as_text()
+  assert "pallas_tiled_mosaic_matmul" in helpers.cuda_module_text(
+      mosaic_kernel.batched_product, (1, 1001, 4097), (1, 4097, 256), dtype,
+      config=config)
 
 
 def test_transposed_ragged_m_store_lowers_for_cuda():
@@ -712,14 +706,9 @@ def test_transposed_ragged_m_store_lowers_for_cuda():
   any machine."""
   config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=72, epi_tile_n=72,
                                      wg_dimension="m", transposed=True)
-  a = jax.ShapeDtypeStruct((1, 257, 1280), jnp.bfloat16)
-  b = jax.ShapeDtypeStruct((1, 1280, 384), jnp.bfloat16)
-  problem = batching.BatchedProblem.from_shapes(a.shape, b.shape)
-  traced = mosaic_kernel.batched_product.trace(
-      a, b, problem=problem, config=config, precision=None,
-      out_dtype=jnp.bfloat16, interpret=False)
-  assert "pallas_tiled_mosaic_matmul" in traced.lower(
-      lowering_platforms=("cuda",)).as_text()
+  assert "pallas_tiled_mosaic_matmul" in helpers.cuda_module_text(
+      mosaic_kernel.batched_product, (1, 257, 1280), (1, 1280, 384),
+      jnp.bfloat16, config=config)
   assert not mosaic_plan.output_extent(
       384, 257, dataclasses.replace(config, lowering="lane"), jnp.bfloat16,
       transposed=True)[2]
@@ -732,13 +721,8 @@ def test_lowers_for_cuda(dtype, layout, n, config, precision, text):
   ragged (1000, 4097) @ (4097, N). (Without a GPU, the copies around the
   kernel are XLA's: jax 0.11 lowers Triton kernels only with a GPU.)"""
   transpose_a, transpose_b = layout[0] == "t", layout[1] == "t"
-  a = jax.ShapeDtypeStruct((1, 4097, 1000) if transpose_a else (1, 1000, 4097),
-                           dtype)
-  b = jax.ShapeDtypeStruct((1, n, 4097) if transpose_b else (1, 4097, n),
-                           dtype)
-  problem = batching.BatchedProblem.from_shapes(
-      a.shape, b.shape, transpose_a=transpose_a, transpose_b=transpose_b)
-  traced = mosaic_kernel.batched_product.trace(
-      a, b, problem=problem, config=config, precision=precision,
-      out_dtype=dtype, interpret=False)
-  assert text in traced.lower(lowering_platforms=("cuda",)).as_text()
+  assert text in helpers.cuda_module_text(
+      mosaic_kernel.batched_product,
+      (1, 4097, 1000) if transpose_a else (1, 1000, 4097),
+      (1, n, 4097) if transpose_b else (1, 4097, n), dtype, config=config,
+      transpose_a=transpose_a, transpose_b=transpose_b, precision=precision)
