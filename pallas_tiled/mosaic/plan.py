@@ -32,7 +32,7 @@ _TMA_ALIGN_BYTES = 16
 # The most elements a TMA box spans along a dimension: the kernel's own ring
 # loads each operand's CTA block as one box (a 384-row block of two 192-row
 # consumers failed to compile on an H200, where jax's pipeline loads it).
-_TMA_BOX_ROWS = 256
+_TMA_BOX_SPAN = 256
 # The narrowest consumer tile (tile_n) whose TF32 reads A through registers,
 # unless it spans all of N: the element-wise loads of A cost about as much
 # per K-step at any width, so they pay only against wide wgmmas (H200: 64x256
@@ -88,10 +88,10 @@ class Plan:
 
   @property
   def owns_ring(self) -> bool:
-    """The kernel allocates its own ring of K-tile stages (`kernel._ring`):
-    ping-pong always, cooperative consumers where an operand loads untiled
-    (jax's pipeline allocates its stages from the BlockSpecs' transforms,
-    which cannot hold both views)."""
+    """The kernel allocates its own ring of K-tile stages
+    (`kernel._ring_kernel`): ping-pong always, cooperative consumers where
+    an operand loads untiled (jax's pipeline allocates its stages from the
+    BlockSpecs' transforms, which cannot hold both views)."""
     return self.config.ping_pong or self.a_rows_untiled or self.b_rows_untiled
 
   @property
@@ -200,15 +200,15 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   or cooperative consumers without clusters or K ranges, whose plain wgmma
   K-steps it runs, on CTA tiles one TMA box can load; not yet for float32,
   whose cooperative consumers have not run compiled on the ring), and in
-  the lane lowering, the one whose layout
-  inference takes untiled swizzled refs in jax 0.10 (its warpgroup lowering
-  refuses them). `prepare` leaves out TF32's register path and three-pass
-  TF32, whose K-steps are not plain wgmmas.
+  the lane lowering, the one whose layout inference takes untiled swizzled
+  refs in jax 0.10 (its warpgroup lowering refuses them). `prepare` leaves
+  out TF32's register path and three-pass TF32, whose K-steps are not plain
+  wgmmas.
   """
   c = config
   own_ring = c.ping_pong or (c.warp_specialized and c.cluster_size == 1
                              and c.split_k == 1
-                             and max(c.cta_tile) <= _TMA_BOX_ROWS
+                             and max(c.cta_tile) <= _TMA_BOX_SPAN
                              and jnp.dtype(dtype).itemsize <= 2)
   return (own_ring and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
