@@ -84,10 +84,15 @@ _SAME_COST_DTYPES = {"float16": "bfloat16"}
 # many 128x128 tiles per SM.
 _SPLIT_K_MAX_TILES_PER_SM = 1.0
 # Mosaic's K ranges only from this many 128-byte K-tiles (K = 6144 in
-# bfloat16, 3072 in float32): on an H200's bfloat16 wild-tune calibration
-# the model's K-range pick lost to the unsplit 128x64 CTA tile at K = 1600,
-# 3072 and 5120 (5-22% slower) and won at K >= 6912 (up to 1.35x).
-_MOSAIC_MIN_SPLIT_K_TILES = 96
+# bfloat16): on an H200's bfloat16 wild-tune calibration the model's K-range
+# pick lost to the unsplit 128x64 CTA tile at K = 1600, 3072 and 5120 (5-22%
+# slower) and won at K >= 6912 (up to 1.35x). float32's TF32 K-loop is the
+# slower, and its ranges pay at any K where they fill the rounds: on the
+# H200's float32 wild-tune calibration the three shapes they reach below
+# K = 3072 (128x768x2304, 128x2304x768, 256x1600x1600) took them at
+# 1.18-1.33x jnp.matmul, the best candidate on each (0.66-0.95x before).
+_MOSAIC_MIN_SPLIT_K_TILES = {"float32": 0}
+_MOSAIC_DEFAULT_MIN_SPLIT_K_TILES = 96
 # float32 outputs of more rows than this get Mosaic's candidates
 # (`_mosaic_offered`).
 _MOSAIC_MIN_F32_ROWS = 32
@@ -136,7 +141,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
     # pick's 0.99x).
     configs.append(dataclasses.replace(square, max_concurrent_steps=6))
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
-  if k >= _MOSAIC_MIN_SPLIT_K_TILES * layouts.swizzle_elements(dtype):
+  min_tiles = _MOSAIC_MIN_SPLIT_K_TILES.get(
+      jnp.dtype(dtype).name, _MOSAIC_DEFAULT_MIN_SPLIT_K_TILES)
+  if k >= min_tiles * layouts.swizzle_elements(dtype):
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
   configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
