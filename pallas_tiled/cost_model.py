@@ -86,12 +86,13 @@ _SPLIT_K_MAX_TILES_PER_SM = 1.0
 # Mosaic's K ranges only from this many 128-byte K-tiles (K = 6144 in
 # bfloat16): on an H200's bfloat16 wild-tune calibration the model's K-range
 # pick lost to the unsplit 128x64 CTA tile at K = 1600, 3072 and 5120 (5-22%
-# slower) and won at K >= 6912 (up to 1.35x). float32's TF32 K-loop is the
-# slower, and its ranges pay at any K where they fill the rounds: on the
-# H200's float32 wild-tune calibration the three shapes they reach below
-# K = 3072 (128x768x2304, 128x2304x768, 256x1600x1600) took them at
-# 1.18-1.33x jnp.matmul, the best candidate on each (0.66-0.95x before).
-_MOSAIC_MIN_SPLIT_K_TILES = {"float32": 0}
+# slower) and won at K >= 6912 (up to 1.35x). float32's and float8's ranges
+# pay at any K where they fill the rounds (`k_range_variants`): on the H200's
+# wild-tune calibrations the shapes they reach below 96 K-tiles took them,
+# the best candidate on each: float32 128x768x2304, 128x2304x768 and
+# 256x1600x1600 at 1.18-1.33x jnp.matmul (0.66-0.95x before), float8
+# 256x1152x6912, 384x1024x8192 and 768x768x8192 6-21% faster.
+_MOSAIC_MIN_SPLIT_K_TILES = {"float32": 0, "float8_e4m3fn": 0}
 _MOSAIC_DEFAULT_MIN_SPLIT_K_TILES = 96
 # float32 outputs of more rows than this get Mosaic's candidates
 # (`_mosaic_offered`).
