@@ -180,8 +180,8 @@ def test_float8_reads_b_as_stored_where_its_transpose_dominates(hopper):
 
 
 def test_mosaic_k_ranges_share_their_tile_class(hopper):
-  """Mosaic split-K candidates exist only where K is long (>= 6144, where
-  they won on an H200's wild-tune calibration) and the ranges cut the
+  """16-bit Mosaic split-K candidates exist only where K is long (>= 6144,
+  where they won on an H200's wild-tune calibration) and the ranges cut the
   busiest SM's K-steps (`k_range_variants`); each is predicted with its
   unsplit twin's coefficients over its K range and waves, plus the shared
   "reduce" term for its float32 partial sums."""
@@ -214,6 +214,27 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
                 + wide["extra_ops"])  # The partial sums' XLA op.
     assert cost_model.predict_us(split, *shape, jnp.bfloat16, coefs,
                                  132) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "dtype, shape, offered",
+    # wild-tune shapes, on an H200: 128x2304x768 1.33x jnp.matmul over 3
+    # ranges, 0.89x unsplit; 384x1024x8192 15.3 us over 4 ranges, 18.1 us
+    # unsplit; 128x5120x5120 lost to the unsplit 128x64 CTA tile.
+    [(jnp.float32, (128, 2304, 768), True),
+     (jnp.float8_e4m3fn, (384, 1024, 8192), True),
+     (jnp.bfloat16, (128, 5120, 5120), False),
+     (jnp.float16, (128, 5120, 5120), False)],
+    ids=["float32", "float8", "bfloat16", "float16"])
+def test_short_k_ranges_for_float32_and_float8_only(hopper, dtype, shape,
+                                                    offered):
+  """Below 96 K-tiles, float32 and float8 products of few CTA tiles get
+  Mosaic's K ranges (and the model takes them); 16-bit ones do not."""
+  hopper()
+  splits = [c for c in cost_model.model_candidates(*shape, dtype)
+            if c.backend == "mosaic" and c.split_k > 1]
+  assert bool(splits) == offered
+  assert (cost_model.choose(*shape, dtype).split_k > 1) == offered
 
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32,
