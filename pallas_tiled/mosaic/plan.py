@@ -335,6 +335,31 @@ def _staged_majors(dtype, a_k_major, b_k_major, *, old_interpreter,
   return a_k_major, b_k_major or b_k_major_only
 
 
+def _copied_shapes(a, b, config, problem, k_len, swizzle, k_majors,
+                   transposes, untiled, *, old_interpreter):
+  """((A's, B's shape) as `relayout` copies them, m_out, n_out)."""
+  c, p = config, problem
+  if old_interpreter:
+    # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
+    cluster_m, cluster_n = c.cluster_tile
+    m_out, n_out = round_up(p.m, cluster_m), round_up(p.n, cluster_n)
+    k_padded = round_up(k_len, c.tile_k * c.split_k)
+    return ((m_out, k_padded), (k_padded, n_out)), m_out, n_out
+  # Zero padding along K adds nothing; A's rows past M and B's columns past
+  # N only reach output elements that are never stored. Boxes are never
+  # larger than the arrays. K is not padded to the pipeline's depth: jax's
+  # pipelines run fewer stages where there are fewer K-steps, and the
+  # ping-pong ring cycles through its stages across tiles. (Padding it
+  # doubled a K = 128 product's K-loop, and quadrupled float8's.)
+  cta_m, cta_n = c.cta_tile
+  a_box = (cta_m, c.tile_k) if k_majors[0] else (c.tile_k, cta_m)
+  b_box = (cta_n, c.tile_k) if k_majors[1] else (c.tile_k, cta_n)
+  shapes = (
+      _tma_shape(a, swizzle, a_box, transposes[0], untiled=untiled[0]),
+      _tma_shape(b, swizzle, b_box, transposes[1], untiled=untiled[1]))
+  return shapes, p.m, p.n
+
+
 def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
             old_interpreter):
   """(plan, a, b): the layout decisions for one call, and the operands
@@ -385,26 +410,9 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   untiled = [plain_steps and rows_untiled(c, dtype, rows, k_major, swizzle,
                                           interpret)
              for rows, k_major in ((p.m, a_k_major), (p.n, b_k_major))]
-  if old_interpreter:
-    # jax 0.10's interpreter rejects out-of-bounds copies: whole tiles only.
-    cluster_m, cluster_n = c.cluster_tile
-    m_out, n_out = round_up(p.m, cluster_m), round_up(p.n, cluster_n)
-    k_padded = round_up(k_len, c.tile_k * c.split_k)
-    shapes = (m_out, k_padded), (k_padded, n_out)
-  else:
-    # Zero padding along K adds nothing; A's rows past M and B's columns
-    # past N only reach output elements that are never stored. Boxes are
-    # never larger than the arrays. K is not padded to the pipeline's depth:
-    # jax's pipelines run fewer stages where there are fewer K-steps, and
-    # the ping-pong ring cycles through its stages across tiles. (Padding it
-    # doubled a K = 128 product's K-loop, and quadrupled float8's.)
-    cta_m, cta_n = c.cta_tile
-    a_box = (cta_m, c.tile_k) if a_k_major else (c.tile_k, cta_m)
-    b_box = (cta_n, c.tile_k) if b_k_major else (c.tile_k, cta_n)
-    shapes = (
-        _tma_shape(a, swizzle, a_box, transposes[0], untiled=untiled[0]),
-        _tma_shape(b, swizzle, b_box, transposes[1], untiled=untiled[1]))
-    m_out, n_out = p.m, p.n
+  shapes, m_out, n_out = _copied_shapes(
+      a, b, c, p, k_len, swizzle, (a_k_major, b_k_major), transposes,
+      untiled, old_interpreter=old_interpreter)
   # TF32 operands copied anyway are rounded there (as cuBLAS rounds), not
   # truncated by wgmma; one read through registers is rounded in the
   # kernel (`tf32_wgmma`).
