@@ -107,8 +107,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   where they fill one round), 64x256 and 128x64, a cluster and a two-stage
   256-byte K-tile variant of the widest; ping-pong consumers
   (`ping_pong_variants`: a tile's store overlaps the other consumer's
-  wgmmas); where K is long and ranges fill the SMs' rounds better
-  (`k_range_variants`), the 128x256 and 128x128 tiles over K ranges; for
+  wgmmas); where ranges fill the SMs' rounds better (`k_range_variants`)
+  and, for 16-bit inputs, K is long (`_MOSAIC_MIN_SPLIT_K_TILES`), the
+  128x256 and 128x128 tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`)."""
   tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
