@@ -39,9 +39,16 @@ _WRITE = flags.DEFINE_bool("write", False,
                            "Write the coefficients into the shipped table.")
 
 
+# A shape's key in `load`'s rows, True where its run timed Mosaic kernels
+# that store unaligned outputs directly (`cost_model.features`'
+# direct_stores); runs from before omit it.
+DIRECT_STORES = "direct_stores"
+
+
 def load(paths):
-  """{(m, n, k): {"xla": us, "pick": us, config: us}}, the device kind and
-  the dtype of the runs' correct rows. A shape in several runs takes the
+  """{(m, n, k): {"xla": us, "pick": us, config: us[, DIRECT_STORES: True]}},
+  the device kind and the dtype of the runs' correct rows. A shape in
+  several runs takes the
   last run's rows alone (times compared with each other come from one run),
   except a partial run's (`calibrate.py --labels`): its candidates join the
   earlier rows, their times rescaled by jnp.matmul's or the library pick's
@@ -57,6 +64,8 @@ def load(paths):
           partial.add((row["m"], row["n"], row["k"]))
         if row["status"] != "ok":
           continue
+        if row.get(DIRECT_STORES):
+          run[row["m"], row["n"], row["k"]][DIRECT_STORES] = True
         key = row["impl"] if row["impl"] != "candidate" else (
             tuning_cache.CONFIG_TYPES[row["backend"]](**row["config"]))
         run[row["m"], row["n"], row["k"]][key] = row["time_us"]
@@ -126,7 +135,9 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   for shape, config, time_us, name in timed:
     if (j := column.get(name)) is None:  # A class timed on too few shapes.
       continue
-    shared, per_tile = cost_model.features(config, *shape, dtype, num_sms)
+    shared, per_tile = cost_model.features(
+        config, *shape, dtype, num_sms,
+        direct_stores=times[shape].get(DIRECT_STORES, False))
     x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
     x[:len(shared)] = shared
     x[j:j + 2] = per_tile

@@ -4,7 +4,8 @@ them; not for reports of --configs runs) whose config label differs from
 the cost model's pick today on the row's device (for float32 matrix-vector
 products, from the rule's vector tile), or whose copies around the
 kernel differ (a layout rule may move a config's operands, transposed or padded,
-under an unchanged label: `plan.host_layout` against the row's kernels), or
+under an unchanged label: `plan.host_layout` against the row's kernels; or
+its output, now stored directly where it was cut), or
 that are float32 rows timed before the kernel rounded to TF32 (their error
 over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of
 the speedup statistics (>= 2^24 multiply-adds) to re-run, as run_wild.sh's
@@ -39,6 +40,14 @@ _COPY_KERNELS = ("relayout", "transpose", "pad", "copy")
 def has_copies(kernels) -> bool:
   """Whether a row's (name, us) kernels include a copy around ours."""
   return any(word in name for name, _ in kernels for word in _COPY_KERNELS)
+
+
+def cuts_output(kernels) -> bool:
+  """Whether a row's kernels include a copy after the Mosaic kernel's (a
+  padded result cut to shape)."""
+  names = [name for name, _ in kernels]
+  ours = [i for i, name in enumerate(names) if "mosaic_matmul" in name]
+  return bool(ours) and has_copies(kernels[ours[0] + 1:])
 
 
 # stale_reason's answer where the model makes no pick (the heuristics
@@ -78,10 +87,14 @@ def stale_reason(row, num_sms: int,
   if pick.label != row["config_label"]:
     return f"pick {pick.label}, row {row['config_label']}"
   if pick.backend == "mosaic":
-    copies = plan.host_layout(m, n, k, pick, dtype, dtype).copied_bytes > 0
-    if copies != has_copies(row.get("kernels") or []):
-      return (f"{pick.label} now {'with' if copies else 'without'} copies"
+    layout = plan.host_layout(m, n, k, pick, dtype, dtype)
+    kernels = row.get("kernels") or []
+    if (layout.copied_bytes > 0) != has_copies(kernels):
+      return (f"{pick.label} now"
+              f" {'with' if layout.copied_bytes else 'without'} copies"
               " around the kernel")
+    if layout.direct_bytes and cuts_output(kernels):
+      return f"{pick.label} now stores its output directly, uncut"
   if (dtype == "float32" and xla_error
       and row["rel_error"] > _TRUNCATED_ERROR_RATIO * xla_error):
     return (f"timed before TF32 rounding (error"

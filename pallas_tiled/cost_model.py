@@ -79,6 +79,13 @@ REGIMES = ("wide", "skinny")
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
 # float16 runs the same tiles at the same tensor-core rate as bfloat16.
 _SAME_COST_DTYPES = {"float16": "bfloat16"}
+# A byte of output stored directly (`plan.stores_direct`) costs the kernel
+# about this share of the `relayout` term's byte copied: on an H200's
+# wild-tune shapes of unaligned rows (bfloat16 and float8, the model's
+# Mosaic picks), the kernel took a median 0.13 us longer per MB of output
+# stored directly than per MB stored by TMA (0.02-0.36), against 0.37 us per
+# MB copied (bfloat16's fitted coefficient; float8's 0.49).
+DIRECT_STORE_COPY_SHARE = 1 / 3
 
 # Split-K on Triton pays off only where the output has few tiles: below this
 # many 128x128 tiles per SM.
@@ -322,17 +329,22 @@ def is_one_phase_class(config, k: int, dtype) -> bool:
           and k <= config.block_k and layouts.fits_one_k_phase(k, dtype))
 
 
-def features(config, m: int, n: int, k: int, dtype, num_sms: int):
+def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
+             direct_stores: bool = True):
   """(shared terms, (waves * k_tile / 1000, waves, or 1 for ping-pong)) of
   `config` on an (m, n, k) product: what the model's coefficients multiply.
   `num_sms` counts a Triton grid's waves (a MosaicConfig carries its own).
+  `direct_stores=False` prices a Mosaic kernel as it ran before it stored
+  unaligned outputs directly (`plan.stores_direct`): padded and cut, as
+  calibration runs of that time timed it.
   A transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) /
   (256 + TRANSPOSED_WIDTH_OFFSET) each: its class's coefficients are a
   256-wide tile's."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
-    relayout, transposed = _mosaic_layout(m, n, k, config,
-                                          jnp.dtype(dtype).name)
+    relayout, transposed, direct = _mosaic_layout(
+        m, n, k, config, jnp.dtype(dtype).name, direct_stores)
+    relayout += DIRECT_STORE_COPY_SHARE * direct
     # Over the config's own num_sms, and the tiles of the product it runs.
     waves = config.waves(n, m) if transposed else config.waves(m, n)
     split, aligned_bytes, unaligned_reads, serial = config.split_k, 0, 0, 0
@@ -392,10 +404,12 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int):
 
 
 @functools.lru_cache(maxsize=65536)
-def _mosaic_layout(m, n, k, config, dtype_name) -> plan_lib.HostLayout:
+def _mosaic_layout(m, n, k, config, dtype_name,
+                   direct_ok) -> plan_lib.HostLayout:
   """`plan.host_layout` (outputs of the input dtype, as the candidates are
   timed), cached: the fit and every pick ask for each pair many times."""
-  return plan_lib.host_layout(m, n, k, config, dtype_name, dtype_name)
+  return plan_lib.host_layout(m, n, k, config, dtype_name, dtype_name,
+                              direct_ok=direct_ok)
 
 
 @functools.cache

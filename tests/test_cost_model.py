@@ -521,6 +521,36 @@ def test_a_later_run_of_a_shape_replaces_the_earlier(tmp_path):
   assert (kind, dtype) == (H100, "bfloat16")
 
 
+def test_direct_stores_are_priced_and_fitted_as_timed(tmp_path):
+  """A Mosaic candidate storing an unaligned output directly is priced at
+  DIRECT_STORE_COPY_SHARE of a copy per output byte, in place of the
+  padded output's cut (read and written); runs timed before direct stores
+  (rows without `direct_stores`, as calibrate.py now writes it) are fitted
+  with their layout of the time, padded and cut."""
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  config = MosaicConfig(tile_m=128, tile_n=192, ping_pong=True)
+  shape, bf16 = (1000, 30001, 1024), jnp.bfloat16
+  relayout = lambda **kw: cost_model.features(
+      config, *shape, bf16, 132, **kw)[0][cost_model.SHARED_TERMS.index(
+          "relayout")] * 1e6
+  direct = plan_lib.host_layout(*shape, config, bf16, bf16)
+  cut = plan_lib.host_layout(*shape, config, bf16, bf16, direct_ok=False)
+  out_bytes = shape[0] * shape[1] * 2
+  assert direct.direct_bytes == out_bytes and cut.direct_bytes == 0
+  assert relayout() == pytest.approx(
+      direct.copied_bytes + cost_model.DIRECT_STORE_COPY_SHARE * out_bytes)
+  assert relayout(direct_stores=False) == pytest.approx(cut.copied_bytes)
+  assert cut.copied_bytes > direct.copied_bytes + out_bytes  # Cut and more.
+  row = lambda m, **extra: json.dumps(dict(
+      m=m, n=64, k=64, device=H100, dtype="bfloat16", impl="xla",
+      backend="xla", config=None, status="ok", time_us=1.0, **extra)) + "\n"
+  runs = tmp_path / "runs.jsonl"
+  runs.write_text(row(1) + row(2, direct_stores=True))
+  times, _, _ = fit_cost_model.load([str(runs)])
+  assert fit_cost_model.DIRECT_STORES not in times[1, 64, 64]
+  assert times[2, 64, 64][fit_cost_model.DIRECT_STORES]
+
+
 def test_a_partial_run_adds_candidates_rescaled(tmp_path):
   """A partial run's (`calibrate.py --labels`) candidates join the earlier
   rows of their shape, rescaled by the reference time that moved less
@@ -591,9 +621,9 @@ def test_copies_around_the_mosaic_kernel_are_priced(hopper):
   by_label = {c.label: layout(c) for c in mosaic}
   b_bytes = shape[2] * shape[1] * 4
   copying = "64x64x64/s4/ws-m/snake-n4/epi64x32"
-  assert by_label[copying] == (2 * b_bytes, False)
-  assert by_label["64x128x32/s4/ws-m/snake-n4/epi64x32"] == (0, True)
-  small = ((256 + 128) * (shape[2] + shape[1]) * 4, True)
+  assert by_label[copying] == (2 * b_bytes, False, 0)
+  assert by_label["64x128x32/s4/ws-m/snake-n4/epi64x32"] == (0, True, 0)
+  small = ((256 + 128) * (shape[2] + shape[1]) * 4, True, 0)
   wide = "64x256x32/s4/ws-m/snake-n4/epi64x32"
   assert by_label[wide] == small
   assert by_label["64x256x32/s4/ws-m/snake-n8/epi64x32/cluster-m"] == small
@@ -631,7 +661,7 @@ def test_float32_with_few_rows_streams_b_through_registers(hopper):
                         epi_tile_n=32)
   layout = lambda *shape: plan_lib.host_layout(*shape, config, jnp.float32,
                                                jnp.float32)
-  assert layout(64, 8192, 8192) == (0, True)
+  assert layout(64, 8192, 8192) == (0, True, 0)
   assert not layout(1000, 1000, 1000).transposed_out
   backends = {c.backend for c in cost_model.model_candidates(
       64, 8192, 8192, jnp.float32)}

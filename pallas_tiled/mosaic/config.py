@@ -217,16 +217,18 @@ class MosaicConfig:
 
   backend = "mosaic"  # Not a field: which backend runs this config.
 
-  def shared_memory_bytes(self, dtype, out_dtype) -> int:
+  def shared_memory_bytes(self, dtype, out_dtype, *,
+                          row_pad_bytes: int = 0) -> int:
     """Pipeline buffers plus the double-buffered epilogue (of the stored
-    dtype), per CTA, plus an allowance for the pipeline's barriers."""
+    dtype, each row `row_pad_bytes` longer), per CTA, plus an allowance for
+    the pipeline's barriers."""
     cta_m, cta_n = self.cta_tile
     operands = (self.max_concurrent_steps * (cta_m + cta_n) * self.tile_k
                 * np.dtype(dtype).itemsize)
     epi_m, epi_n = self.epi_tile
     slots = epilogue_slots((self.tile_m * self.tile_n) // (epi_m * epi_n))
-    epilogue = (self.num_compute_wgs * slots * epi_m * epi_n
-                * self.stored_dtype(out_dtype).itemsize)
+    epilogue = self.num_compute_wgs * slots * epi_m * (
+        epi_n * self.stored_dtype(out_dtype).itemsize + row_pad_bytes)
     return operands + epilogue + _BARRIER_BYTES
 
 
@@ -258,20 +260,24 @@ def fit_mosaic_config(config: MosaicConfig, dtype, out_dtype) -> MosaicConfig:
   232448, and failed to compile; with 32-wide pieces it takes about 230400.
   """
   width = layouts.swizzle_elements(config.stored_dtype(out_dtype))
-  if not _fits(config, dtype, out_dtype) and config.epi_tile[1] > width:
+  if (not fits_shared_memory(config, dtype, out_dtype)
+      and config.epi_tile[1] > width):
     config = dataclasses.replace(config, epi_tile_n=width)
   return _fewer_stages(config, dtype, out_dtype, least=2)
 
 
-def _fits(config: MosaicConfig, dtype, out_dtype) -> bool:
-  """Whether `config` fits in Hopper's shared memory."""
-  return config.shared_memory_bytes(dtype, out_dtype) <= _SMEM_LIMIT
+def fits_shared_memory(config: MosaicConfig, dtype, out_dtype, *,
+                       row_pad_bytes: int = 0) -> bool:
+  """Whether `config` fits in Hopper's shared memory (with its epilogue's
+  rows `row_pad_bytes` longer)."""
+  return config.shared_memory_bytes(
+      dtype, out_dtype, row_pad_bytes=row_pad_bytes) <= _SMEM_LIMIT
 
 
 def _fewer_stages(config: MosaicConfig, dtype, out_dtype, *, least: int):
   """`config` with its stages lowered, to `least` at the fewest, until it
   fits in shared memory."""
-  while (not _fits(config, dtype, out_dtype)
+  while (not fits_shared_memory(config, dtype, out_dtype)
          and config.max_concurrent_steps > least):
     config = dataclasses.replace(
         config, max_concurrent_steps=config.max_concurrent_steps - 1)
@@ -393,11 +399,11 @@ def _fit_transposed(config: MosaicConfig, dtype, out_dtype):
   pieces of the widest multiple of 8 dividing half the tile; None if it
   still does not fit."""
   config = _fewer_stages(config, dtype, out_dtype, least=3)
-  if not _fits(config, dtype, out_dtype):
+  if not fits_shared_memory(config, dtype, out_dtype):
     half = config.tile_n // 2
     piece = max(p for p in range(8, half + 1, 8) if half % p == 0)
     config = dataclasses.replace(config, epi_tile_n=piece)
-  return config if _fits(config, dtype, out_dtype) else None
+  return config if fits_shared_memory(config, dtype, out_dtype) else None
 
 
 def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
@@ -407,7 +413,7 @@ def _fitting_variant(config: MosaicConfig, dtype, out_dtype):
   if config.tile_k > width:
     config = dataclasses.replace(config, tile_k=width)
   config = fit_mosaic_config(config, dtype, out_dtype)
-  return config if _fits(config, dtype, out_dtype) else None
+  return config if fits_shared_memory(config, dtype, out_dtype) else None
 
 
 def _suggestion(config: MosaicConfig, dtype, out_dtype) -> str:

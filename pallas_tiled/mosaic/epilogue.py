@@ -4,10 +4,14 @@ once and stores it, piece by piece, through shared memory with TMA.
 Pieces are (epi_tile_m x epi_tile_n) slices of the consumer's tile, staged
 in up to two shared-memory slots per consumer, so that one piece's TMA store
 runs while the next is written. TMA drops the parts of a store that fall
-outside the output, so edge tiles need no masks.
+outside the output, so edge tiles need no masks. An output whose rows TMA
+cannot store (not 16-byte multiples) is stored from registers instead
+(`Plan.direct_out`, `direct_store.py`), its edge tiles clamped.
 """
 
 from __future__ import annotations
+
+import math
 
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -16,8 +20,12 @@ import jax.numpy as jnp
 from pallas_tiled import dtypes
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import config as mosaic_config
+from pallas_tiled.mosaic import direct_store
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
+
+# The longest run of consecutive output bytes a thread stores directly.
+_DIRECT_RUN_BYTES = 16
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
@@ -58,11 +66,15 @@ def _transforms(plan: plan_lib.Plan, out_dtype):
 
 def smem_type(plan: plan_lib.Plan, out_dtype):
   """The shared memory the epilogue stores through: (consumers, slots,
-  piece) of out_dtype."""
+  piece) of out_dtype (plain rows where the consumers store directly)."""
   rows, cols = _piece_shape(plan)
-  shape = (cols, rows) if plan.transposed_out else (rows, cols)
+  if plan.direct_out:
+    shape, transforms = direct_store.staging_shape(rows, cols, out_dtype), ()
+  else:
+    shape = (cols, rows) if plan.transposed_out else (rows, cols)
+    transforms = _transforms(plan, out_dtype)
   return plgpu.SMEM((plan.config.num_compute_wgs, _slots(plan), *shape),
-                    out_dtype, transforms=_transforms(plan, out_dtype))
+                    out_dtype, transforms=transforms)
 
 
 def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
@@ -84,12 +96,15 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
     for j in range(c.tile_n // piece_n):
       index = i * (c.tile_n // piece_n) + j
       slot = index % slots
-      # The store that last read this slot must be done before we refill.
-      plgpu.wait_smem_to_gmem(slots - 1 if index else first_wait,
-                              wait_read_only=True)
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
+      if plan.direct_out:
+        _store_direct(plan, piece, out_smem.at[wg, slot], o_tile.at[rows, cols])
+        continue
+      # The store that last read this slot must be done before we refill.
+      plgpu.wait_smem_to_gmem(slots - 1 if index else first_wait,
+                              wait_read_only=True)
       if plan.transposed_out:  # o_tile is the transposed window.
         _store_transposed(plan, piece, out_smem.at[wg, slot])
         window = o_tile.at[cols, rows]
@@ -112,3 +127,13 @@ def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:
   else:
     smem.transpose((1, 0))[...] = plgpu.layout_cast(
         piece, plgpu.Layout.WGMMA_TRANSPOSED)
+
+
+def _store_direct(plan: plan_lib.Plan, piece, smem, window) -> None:
+  """window[...] = piece, from registers (`Plan.direct_out`), in runs of
+  the most consecutive elements (16 bytes at most) that the output's rows
+  align: one where N is odd. Every window starts at a multiple of the run:
+  tiles at multiples of 8 columns, clamped ones at N minus theirs."""
+  itemsize = jnp.dtype(piece.dtype).itemsize
+  direct_store.store(piece, smem, window,
+                     run=math.gcd(plan.n, _DIRECT_RUN_BYTES // itemsize))

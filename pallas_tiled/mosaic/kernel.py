@@ -16,8 +16,10 @@ staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
   (`_ring_kernel`; cooperative consumers take that ring too where an
   operand of ragged rows is loaded untiled, `plan.rows_untiled`).
 * Epilogue: each consumer casts its accumulator once and stores it through
-  shared memory with TMA (`epilogue.py`); K ranges store float32 partial
-  sums, added in a fixed order after the kernel (`_sum_k_ranges`).
+  shared memory with TMA (`epilogue.py`), or from registers into rows TMA
+  cannot store (`plan.stores_direct`: edge tiles then clamped to end at the
+  edges, `_tile_views`); K ranges store float32 partial sums, added in a
+  fixed order after the kernel (`_sum_k_ranges`).
 
 What the arrays must look like for TMA and wgmma (padding, K-major
 operands, the TF32 and three-pass TF32 paths) is decided on the host in
@@ -128,7 +130,10 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
     else:
       ni = ni * 2 + cta
   cta_m, cta_n = c.cta_tile
-  rows, cols = pl.ds(mi * cta_m, cta_m), pl.ds(ni * cta_n, cta_n)
+  row0, col0 = mi * cta_m, ni * cta_n
+  if plan.direct_out:  # Edge tiles end at the edges (`Plan.direct_out`).
+    row0, col0 = lax.min(row0, plan.m - cta_m), lax.min(col0, plan.n - cta_n)
+  rows, cols = pl.ds(row0, cta_m), pl.ds(col0, cta_n)
   a = a_ref.at[plan.problem.a_index(g)]
   b = b_ref.at[plan.problem.b_index(g)]
   k_span = plan.k_steps * c.tile_k

@@ -22,9 +22,11 @@ import jax.numpy as jnp
 
 from pallas_tiled import batching
 from pallas_tiled import layouts
+from pallas_tiled.mosaic import direct_store
 from pallas_tiled.mosaic import relayout
 from pallas_tiled.mosaic import tf32_wgmma
 from pallas_tiled.mosaic import tf32x3
+from pallas_tiled.mosaic.config import fits_shared_memory
 from pallas_tiled.mosaic.config import MosaicConfig
 
 # TMA addresses rows in 16-byte units: every row (stride) must be a multiple.
@@ -68,6 +70,11 @@ class Plan:
   through an untiled view of a ring the kernel owns, so its rows need not be
   a multiple of 8 (`rows_untiled` says where).
   `interpret`: the kernel runs in Mosaic GPU's interpreter.
+  `direct_out`: the consumers store the output from registers, element by
+  element, into rows of any pitch (`stores_direct` says where): edge tiles
+  are clamped to end at the output's edges, overlapping their neighbours
+  (which store the same values), and so are the operand strips, both
+  K-major and loaded untiled.
   """
 
   config: MosaicConfig
@@ -85,6 +92,7 @@ class Plan:
   interpret: bool
   a_rows_untiled: bool
   b_rows_untiled: bool
+  direct_out: bool = False
 
   @property
   def owns_ring(self) -> bool:
@@ -208,13 +216,45 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   wgmmas.
   """
   c = config
-  own_ring = c.ping_pong or (c.warp_specialized and c.cluster_size == 1
-                             and c.split_k == 1
-                             and max(c.cta_tile) <= _TMA_BOX_SPAN
-                             and jnp.dtype(dtype).itemsize <= 2)
-  return (own_ring and c.lowering == "lane" and not interpret
+  return (_can_own_ring(c, dtype) and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
           and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
+
+
+def _can_own_ring(config, dtype) -> bool:
+  """Whether the kernel can own its ring for config (`rows_untiled`)."""
+  c = config
+  return c.ping_pong or (c.warp_specialized and c.cluster_size == 1
+                         and c.split_k == 1
+                         and max(c.cta_tile) <= _TMA_BOX_SPAN
+                         and jnp.dtype(dtype).itemsize <= 2)
+
+
+def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
+                  transposed_out: bool, plain_steps: bool,
+                  interpret: bool) -> bool:
+  """Whether compiled consumers store an (m, n) output directly
+  (`Plan.direct_out`): where its rows are no 16-byte multiples, so that
+  TMA could store it only padded, and a copy would cut it to shape (an
+  H200's bfloat16 640x50257x128: the kernel 26 us, the cut 39; stored
+  directly, the kernel 41 us; BUILD_NOTES.md).
+  Where the kernel owns its ring of 16-bit or float8 K-tiles, loaded untiled
+  at the clamped edges (`rows_untiled`: K-tile rows of one swizzle), over
+  plain wgmma K-steps, with the output at least a CTA tile each way and
+  stored untransposed, in one piece (no K ranges), and the staging tiles'
+  longer rows (`direct_store.staging_shape`) fit in shared memory.
+  """
+  c = config
+  cta_m, cta_n = c.cta_tile
+  row_bytes = c.tile_k * jnp.dtype(dtype).itemsize  # One swizzle: untiled.
+  return (not interpret and not transposed_out and plain_steps
+          and n * jnp.dtype(out_dtype).itemsize % _TMA_ALIGN_BYTES != 0
+          and _can_own_ring(c, dtype) and jnp.dtype(dtype).itemsize <= 2
+          and c.cluster_size == 1 and c.split_k == 1
+          and row_bytes == swizzle_bytes(row_bytes)
+          and m >= cta_m and n >= cta_n
+          and fits_shared_memory(c, dtype, out_dtype,
+                                 row_pad_bytes=direct_store.ROW_PAD_BYTES))
 
 
 def output_extent(m, n, config, out_dtype, transposed):
@@ -361,9 +401,13 @@ def _copied_shapes(a, b, config, problem, k_len, swizzle, k_majors,
 
 
 def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
-            old_interpreter):
+            old_interpreter, direct_ok: bool = True):
   """(plan, a, b): the layout decisions for one call, and the operands
   copied (padded, transposed) where TMA needs it, in one launch.
+
+  `direct_ok=False` plans as the kernel did before it stored unaligned
+  outputs directly (`stores_direct`), as calibration runs of that time
+  were timed (`host_layout`).
 
   A row-major B is N-major, but B^T is an M-major A, so where TF32 reads
   A through registers a product of two row-major operands runs as
@@ -396,19 +440,24 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     a, b, promote_from = _tripled_k(a, b, a_k_major, b_k_major, c.tile_k)
     a_k_major = b_k_major = True
     k_len = a.shape[-1]
-  want = _staged_majors(dtype, a_k_major, b_k_major,
-                        old_interpreter=old_interpreter,
-                        a_in_registers=a_in_registers,
-                        b_k_major_only=c.transposed)
+  plain_steps = promote_from is None and not a_in_registers
+  direct = direct_ok and stores_direct(
+      c, dtype, c.stored_dtype(out_dtype), p.m, p.n,
+      transposed_out=transposed_out, plain_steps=plain_steps,
+      interpret=interpret)
+  if direct:  # The lowering whose stores take strided register layouts.
+    c = dataclasses.replace(c, lowering="lane")
+  want = (True, True) if direct else _staged_majors(
+      dtype, a_k_major, b_k_major, old_interpreter=old_interpreter,
+      a_in_registers=a_in_registers, b_k_major_only=c.transposed)
   transposes = (a_k_major != want[0], b_k_major != want[1])
   a_k_major, b_k_major = want
   # jax 0.10's interpreter stages a transposed config's A^T N-major, its
   # tile_n perhaps too narrow to tile: unswizzled (0), which it allows.
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
-  plain_steps = promote_from is None and not a_in_registers
-  untiled = [plain_steps and rows_untiled(c, dtype, rows, k_major, swizzle,
-                                          interpret)
+  untiled = [direct or (plain_steps and rows_untiled(
+      c, dtype, rows, k_major, swizzle, interpret))
              for rows, k_major in ((p.m, a_k_major), (p.n, b_k_major))]
   shapes, m_out, n_out = _copied_shapes(
       a, b, c, p, k_len, swizzle, (a_k_major, b_k_major), transposes,
@@ -419,31 +468,34 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   tf32 = dtype == jnp.float32 and not tf32x3.applies(dtype, precision)
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
                                tf32s=(tf32, tf32), interpret=interpret)
-  m_out, n_out, tiled_out = output_extent(
-      m_out, n_out, c, c.stored_dtype(out_dtype), transposed_out)
+  m_out, n_out, tiled_out = (m_out, n_out, False) if direct else (
+      output_extent(m_out, n_out, c, c.stored_dtype(out_dtype),
+                    transposed_out))
   # TMA zero-fills past the end of the shorter K extent, if they differ.
   k = max(a.shape[-1] if a_k_major else a.shape[-2],
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              interpret, *untiled)
+              interpret, *untiled, direct)
   return plan, a, b
 
 
 class HostLayout(NamedTuple):
   """What `prepare` decides around the kernel for one product, as the cost
-  model prices it: the bytes its copies read and write, and whether the
-  kernel computes the transposed product (its tiles then cover (n, m))."""
+  model prices it: the bytes its copies read and write, whether the
+  kernel computes the transposed product (its tiles then cover (n, m)),
+  and the output bytes its consumers store directly (`Plan.direct_out`)."""
   copied_bytes: int
   transposed_out: bool
+  direct_bytes: int
 
 
-def host_layout(m: int, n: int, k: int, config, dtype,
-                out_dtype) -> HostLayout:
+def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
+                direct_ok: bool = True) -> HostLayout:
   """`prepare`'s decisions for one compiled (m, k) @ (k, n) product at
-  default precision, traced on abstract operands. Copies: operands padded
-  or transposed, and a padded result cut to shape (a K-range config's
-  float32 partial sums are summed, not copied)."""
+  default precision, traced on abstract operands (`direct_ok` as there).
+  Copies: operands padded or transposed, and a padded result cut to shape
+  (a K-range config's float32 partial sums are summed, not copied)."""
   problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
   dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
   plans = []
@@ -451,7 +503,7 @@ def host_layout(m: int, n: int, k: int, config, dtype,
   def decide(a, b):
     plan, a, b = prepare(a, b, problem=problem, config=config,
                          precision=None, out_dtype=out_dtype, interpret=False,
-                         old_interpreter=False)
+                         old_interpreter=False, direct_ok=direct_ok)
     plans.append(plan)
     return a, b
 
@@ -471,4 +523,5 @@ def host_layout(m: int, n: int, k: int, config, dtype,
   stored = plan.m * plan.n
   if config.split_k == 1 and stored != m * n:
     copied += (stored + m * n) * out_dtype.itemsize
-  return HostLayout(copied, plan.transposed_out)
+  return HostLayout(copied, plan.transposed_out,
+                    plan.direct_out * m * n * out_dtype.itemsize)

@@ -8,7 +8,8 @@ A loaded element by element from an M-major tile. With it the Mosaic kernel
 reads a row-major B as stored, computing C^T = B^T A^T (B^T is M-major, A^T
 K-major), and `store_transposed` writes each C^T tile back as C: no
 transpose pass before or after the kernel (BUILD_NOTES.md, issue 5, step
-28). The only module that builds Mosaic GPU IR by hand.
+28). One of two modules that build Mosaic GPU IR by hand (`direct_store`
+the other).
 """
 
 from __future__ import annotations

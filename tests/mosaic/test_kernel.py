@@ -700,6 +700,92 @@ def test_ragged_m_ring_lowers_for_cuda(dtype, fields):
       config=config)
 
 
+# Consumers that store unaligned outputs directly (`plan.stores_direct`):
+# (dtype, MosaicConfig fields).
+DIRECT_CONFIGS = [
+    (jnp.bfloat16, dict(tile_m=128, tile_n=192, max_concurrent_steps=2,
+                        ping_pong=True)),
+    (jnp.float16, dict(tile_m=64, tile_n=128, wg_dimension="m")),
+    (jnp.bfloat16, dict(tile_m=64, tile_n=64, wg_dimension="n")),
+    (helpers.FLOAT8, dict(tile_m=64, tile_n=128, tile_k=128,
+                          wg_dimension="m")),
+]
+
+
+def _direct_id(dtype, fields):
+  kind = ("pp" if fields.get("ping_pong") else f"ws-{fields['wg_dimension']}")
+  return f"{_dtype_id(dtype)}-{fields['tile_m']}x{fields['tile_n']}-{kind}"
+
+
+@pytest.mark.parametrize("dtype, fields", [
+    pytest.param(d, f, id=_direct_id(d, f)) for d, f in DIRECT_CONFIGS])
+def test_direct_stores_lower_for_cuda(dtype, fields):
+  """Consumers storing a (1001, 1001) output directly (rows of 1001
+  elements, no 16-byte multiple), A and B^T loaded untiled at the clamped
+  edge tiles, pass Mosaic GPU's passes on any machine, and nothing cuts
+  the output: the only copy is B's (K = 4096), transposed to K-major."""
+  config = pallas_tiled.MosaicConfig(**fields)
+  layout = mosaic_plan.host_layout(1001, 1001, 4096, config, dtype, dtype)
+  itemsize = jnp.dtype(dtype).itemsize
+  assert layout.direct_bytes == 1001 * 1001 * itemsize
+  assert layout.copied_bytes == 2 * 4096 * 1001 * itemsize  # B, read and
+  assert "pallas_tiled_mosaic_matmul" in helpers.cuda_module_text(  # written.
+      mosaic_kernel.batched_product, (1, 1001, 4096), (1, 4096, 1001),
+      dtype, config=config)
+
+
+@pytest.mark.parametrize("m, n, fields, why", [
+    (1001, 1000, {}, "rows of 2000 bytes: TMA stores them"),
+    (1001, 1001, dict(cluster_dimension="m"), "a cluster"),
+    (1001, 1001, dict(split_k=2), "K ranges: float32 partial sums"),
+    (1001, 1001, dict(tile_k=128), "256-byte K-tile rows: tiled only"),
+    (100, 1001, dict(tile_m=128, ping_pong=True), "M under a tile"),
+    (1001, 1001, dict(tile_n=256, max_concurrent_steps=4),
+     "over shared memory with the staging rows' 16 bytes"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_direct_stores_only_where_they_apply(m, n, fields, why):
+  """Where `plan.stores_direct` does not apply, bfloat16 outputs are stored
+  by TMA as before (padded and cut where their rows are unaligned)."""
+  del why
+  config = pallas_tiled.MosaicConfig(
+      **{**dict(tile_m=64, tile_n=128, wg_dimension="m"), **fields})
+  layout = mosaic_plan.host_layout(m, n, 4096, config, jnp.bfloat16,
+                                   jnp.bfloat16)
+  assert layout.direct_bytes == 0
+  assert mosaic_plan.host_layout(
+      m, n, 4096, config, jnp.float32, jnp.float32).direct_bytes == 0
+
+
+@pytest.mark.skipif(not helpers.ON_GPU, reason="direct stores are compiled"
+                    " only: the interpreter stores through TMA")
+@pytest.mark.parametrize("shape, layout, out_dtype", [
+    ((201, 337, 300), "nn", None),  # Ragged both ways; odd N: 1 a run.
+    ((1001, 523, 640), "tn", None),  # A stored transposed.
+    ((130, 1999, 77), "nt", None),  # B stored transposed; K ragged.
+    ((300, 1002, 256), "nn", jnp.float32),  # Runs of 2; a wider output.
+    ((300, 1004, 128), "nn", None),  # Runs of 4 (float8: 4).
+], ids=["201x337x300", "1001x523x640-tn", "130x1999x77-nt",
+        "300x1002x256-f32-out", "300x1004x128"])
+@pytest.mark.parametrize("dtype, fields", [
+    pytest.param(d, f, id=_direct_id(d, f)) for d, f in DIRECT_CONFIGS])
+def test_direct_stores_compiled(dtype, fields, shape, layout, out_dtype,
+                                rng):
+  """Unaligned outputs stored directly, compiled: every element written
+  (poisoned outputs), the clamped edge tiles' overlaps written alike
+  (bitwise the same on a second run)."""
+  config = pallas_tiled.MosaicConfig(**fields)
+  out_dtype = out_dtype or dtype
+  a, b = helpers.random_operands(rng, *shape, dtype)
+  assert mosaic_plan.host_layout(*shape, config, dtype,
+                                 out_dtype).direct_bytes
+  product = lambda: helpers.stored_product(
+      mosaic_kernel.batched_product, a, b, transpose_a=layout[0] == "t",
+      transpose_b=layout[1] == "t", config=config, out_dtype=out_dtype)
+  out = helpers.call_with_poisoned_output(lambda *_: product(), a, b)
+  helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype)
+  np.testing.assert_array_equal(np.asarray(product()), np.asarray(out))
+
+
 def test_transposed_ragged_m_store_lowers_for_cuda():
   """A transposed config's pieces, stored from untiled shared memory into
   an output of 257 rows (`plan.output_extent`), pass Mosaic GPU's passes on
