@@ -222,7 +222,9 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
 
 
 def _can_own_ring(config, dtype) -> bool:
-  """Whether the kernel can own its ring for config (`rows_untiled`)."""
+  """Whether the kernel can own its ring for config (`rows_untiled`):
+  ping-pong (never clustered or split into K ranges), or cooperative
+  consumers without either."""
   c = config
   return c.ping_pong or (c.warp_specialized and c.cluster_size == 1
                          and c.split_k == 1
@@ -238,10 +240,10 @@ def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
   TMA could store it only padded, and a copy would cut it to shape (an
   H200's bfloat16 640x50257x128: the kernel 26 us, the cut 39; stored
   directly, the kernel 41 us; BUILD_NOTES.md).
-  Where the kernel owns its ring of 16-bit or float8 K-tiles, loaded untiled
-  at the clamped edges (`rows_untiled`: K-tile rows of one swizzle), over
-  plain wgmma K-steps, with the output at least a CTA tile each way and
-  stored untransposed, in one piece (no K ranges), and the staging tiles'
+  Where the kernel owns its ring (so no clusters and no K ranges) of 16-bit
+  or float8 K-tiles, loaded untiled at the clamped edges (`rows_untiled`:
+  K-tile rows of one swizzle), over plain wgmma K-steps, with the output at
+  least a CTA tile each way and stored untransposed, and the staging tiles'
   longer rows (`direct_store.staging_shape`) fit in shared memory.
   """
   c = config
@@ -250,7 +252,6 @@ def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
   return (not interpret and not transposed_out and plain_steps
           and n * jnp.dtype(out_dtype).itemsize % _TMA_ALIGN_BYTES != 0
           and _can_own_ring(c, dtype) and jnp.dtype(dtype).itemsize <= 2
-          and c.cluster_size == 1 and c.split_k == 1
           and row_bytes == swizzle_bytes(row_bytes)
           and m >= cta_m and n >= cta_n
           and fits_shared_memory(c, dtype, out_dtype,

@@ -734,19 +734,20 @@ def test_direct_stores_lower_for_cuda(dtype, fields):
       dtype, config=config)
 
 
-@pytest.mark.parametrize("m, n, fields, why", [
-    (1001, 1000, {}, "rows of 2000 bytes: TMA stores them"),
-    (1001, 1001, dict(cluster_dimension="m"), "a cluster"),
-    (1001, 1001, dict(split_k=2), "K ranges: float32 partial sums"),
-    (1001, 1001, dict(tile_k=128), "256-byte K-tile rows: tiled only"),
-    (100, 1001, dict(tile_m=128, ping_pong=True), "M under a tile"),
-    (1001, 1001, dict(tile_n=256, max_concurrent_steps=4),
-     "over shared memory with the staging rows' 16 bytes"),
-], ids=lambda x: x if isinstance(x, str) else None)
-def test_direct_stores_only_where_they_apply(m, n, fields, why):
+@pytest.mark.parametrize("m, n, fields", [
+    (1001, 1000, {}),  # Rows of 2000 bytes: TMA stores them.
+    (1001, 1001, dict(cluster_dimension="m")),
+    (1001, 1001, dict(split_k=2)),  # K ranges: float32 partial sums.
+    (1001, 1001, dict(tile_k=128)),  # 256-byte K-tile rows: tiled only.
+    (100, 1001, dict(tile_m=128, ping_pong=True)),  # M under a CTA tile.
+    # Over shared memory with the staging rows' 16 bytes.
+    (1001, 1001, dict(tile_n=256, max_concurrent_steps=4)),
+], ids=["aligned-rows", "cluster", "k-ranges", "256-byte-k-tiles",
+        "m-under-a-tile", "over-shared-memory"])
+def test_direct_stores_only_where_they_apply(m, n, fields):
   """Where `plan.stores_direct` does not apply, bfloat16 outputs are stored
-  by TMA as before (padded and cut where their rows are unaligned)."""
-  del why
+  by TMA as before (padded and cut where their rows are unaligned), and
+  float32 ones never store directly (their rounding copies stay)."""
   config = pallas_tiled.MosaicConfig(
       **{**dict(tile_m=64, tile_n=128, wg_dimension="m"), **fields})
   layout = mosaic_plan.host_layout(m, n, 4096, config, jnp.bfloat16,
