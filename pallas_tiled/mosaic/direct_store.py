@@ -13,6 +13,8 @@ choosing, which such rows leave unaligned too.
 
 from __future__ import annotations
 
+import math
+
 from jax.experimental.mosaic.gpu import fragmented_array as fa
 from jax.experimental.mosaic.gpu import utils as mgpu_utils
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -23,6 +25,14 @@ from jaxlib.mlir.dialects import vector
 # so that the eight rows one warp's wgmma registers span fall in different
 # banks (at a pitch of 128 bytes they all fall in the same four).
 ROW_PAD_BYTES = 16
+# The longest run of consecutive elements a thread stores at once.
+_MAX_RUN_BYTES = 16
+
+
+def run_elements(pitch: int, dtype) -> int:
+  """The most consecutive elements (16 bytes at most) that rows of `pitch`
+  elements align: one where the pitch is odd."""
+  return math.gcd(pitch, _MAX_RUN_BYTES // jnp.dtype(dtype).itemsize)
 
 
 def staging_shape(rows: int, cols: int, dtype) -> tuple[int, int]:
@@ -34,7 +44,7 @@ def store(value, smem, window, *, run: int) -> None:
   """window[...] = value: value (rows, cols) in the WGMMA layout, smem a
   plain `staging_shape` shared-memory tile of its dtype, window a
   global-memory view of value's shape whose row pitch and start are
-  multiples of `run` elements (a power of two; 16 bytes or less)."""
+  multiples of `run` elements (`run_elements`)."""
   rows, cols = value.shape
 
   @plgpu.inline_mgpu(

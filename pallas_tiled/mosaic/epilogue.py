@@ -11,8 +11,6 @@ cannot store (not 16-byte multiples) is stored from registers instead
 
 from __future__ import annotations
 
-import math
-
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import jax.numpy as jnp
@@ -23,9 +21,6 @@ from pallas_tiled.mosaic import config as mosaic_config
 from pallas_tiled.mosaic import direct_store
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic import tf32_wgmma
-
-# The longest run of consecutive output bytes a thread stores directly.
-_DIRECT_RUN_BYTES = 16
 
 
 def _piece_shape(plan: plan_lib.Plan) -> tuple[int, int]:
@@ -99,8 +94,11 @@ def store(plan: plan_lib.Plan, acc, out_smem, o_tile, wg, out_dtype) -> None:
       piece = acc[i * epi_m:(i + 1) * epi_m, j * piece_n:(j + 1) * piece_n]
       rows = pl.ds(row0 + i * epi_m, epi_m)
       cols = pl.ds(col0 + j * piece_n, piece_n)
-      if plan.direct_out:
-        _store_direct(plan, piece, out_smem.at[wg, slot], o_tile.at[rows, cols])
+      if plan.direct_out:  # Windows start at multiples of 8 columns or,
+        # clamped, at N less one: multiples of the run either way.
+        direct_store.store(piece, out_smem.at[wg, slot],
+                           o_tile.at[rows, cols],
+                           run=direct_store.run_elements(plan.n, out_dtype))
         continue
       # The store that last read this slot must be done before we refill.
       plgpu.wait_smem_to_gmem(slots - 1 if index else first_wait,
@@ -128,12 +126,3 @@ def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:
     smem.transpose((1, 0))[...] = plgpu.layout_cast(
         piece, plgpu.Layout.WGMMA_TRANSPOSED)
 
-
-def _store_direct(plan: plan_lib.Plan, piece, smem, window) -> None:
-  """window[...] = piece, from registers (`Plan.direct_out`), in runs of
-  the most consecutive elements (16 bytes at most) that the output's rows
-  align: one where N is odd. Every window starts at a multiple of the run:
-  tiles at multiples of 8 columns, clamped ones at N minus theirs."""
-  itemsize = jnp.dtype(piece.dtype).itemsize
-  direct_store.store(piece, smem, window,
-                     run=math.gcd(plan.n, _DIRECT_RUN_BYTES // itemsize))
