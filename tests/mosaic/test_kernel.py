@@ -787,6 +787,21 @@ def test_direct_stores_compiled(dtype, fields, shape, layout, out_dtype,
   np.testing.assert_array_equal(np.asarray(product()), np.asarray(out))
 
 
+@pytest.mark.skipif(not helpers.ON_GPU, reason="direct stores are compiled"
+                    " only: the interpreter stores through TMA")
+def test_direct_stores_of_a_batch_compiled(rng):
+  """A batch of three unaligned outputs stored directly: each batch
+  element's clamped edge tiles stay within its own (129, 515) slab."""
+  config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, wg_dimension="m")
+  assert mosaic_plan.host_layout(129, 515, 200, config, jnp.bfloat16,
+                                 jnp.bfloat16).direct_bytes
+  a = helpers.random_array(rng, (3, 129, 200), jnp.bfloat16)
+  b = helpers.random_array(rng, (200, 515), jnp.bfloat16)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
 def test_transposed_ragged_m_store_lowers_for_cuda():
   """A transposed config's pieces, stored from untiled shared memory into
   an output of 257 rows (`plan.output_extent`), pass Mosaic GPU's passes on
