@@ -125,4 +125,3 @@ def _store_transposed(plan: plan_lib.Plan, piece, smem) -> None:
   else:
     smem.transpose((1, 0))[...] = plgpu.layout_cast(
         piece, plgpu.Layout.WGMMA_TRANSPOSED)
-

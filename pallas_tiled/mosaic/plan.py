@@ -92,7 +92,7 @@ class Plan:
   interpret: bool
   a_rows_untiled: bool
   b_rows_untiled: bool
-  direct_out: bool = False
+  direct_out: bool
 
   @property
   def owns_ring(self) -> bool:
