@@ -29,9 +29,7 @@ one class for every width, its per-class terms scaled by width. The
 coefficients are fitted per device kind and dtype on CUPTI times of every
 candidate on the `wild-tune` shapes (`benchmarks/calibrate.py`,
 `benchmarks/fit_cost_model.py`) and shipped in
-`tuning/tables/cost_model.json`; wild-check shapes are never fitted on.
-Another device kind takes the H100's, plus tile classes fitted on its own
-timings alone (`coefficients`). A
+`tuning/tables/cost_model.json`; wild-check shapes are never fitted on. A
 candidate whose tile class or shared term has no coefficient yet (nothing
 like it was timed) is never chosen.
 """
@@ -77,9 +75,7 @@ SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
 # its own SM count enters through the waves). The H200 is one: a fit on its
-# own wild-tune timings picked worse there than these (BUILD_NOTES.md); it
-# adds only tile classes of its own, which the H100 has not timed
-# (`coefficients`).
+# own wild-tune timings picked worse there than these (BUILD_NOTES.md).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
 # float16 runs the same tiles at the same tensor-core rate as bfloat16.
 _SAME_COST_DTYPES = {"float16": "bfloat16"}
@@ -175,8 +171,6 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
   first = default_tiled_config(m, n, k, dtype, precision)
   # Smaller tiles where K fits one K-phase (the stores bound those).
   configs = [first, *triton_candidates.short_k_configs(first, k, dtype)]
-  if _deeper_wide_tile(first, k, dtype):
-    configs.append(dataclasses.replace(first, num_stages=4))
   if first.k_major_b and jnp.dtype(dtype).itemsize == 1:
     # float8 b read as stored, without the transpose pass wgmma wants: on
     # the H100's float8 wild-check, outputs of 128 to 768 rows spent 60-70%
@@ -211,18 +205,6 @@ def _triton_candidates(m, n, k, dtype, precision) -> list[TileConfig]:
                                   num_warps=4, num_stages=4, split_k=split,
                                   **common))
   return configs
-
-
-def _deeper_wide_tile(first, k: int, dtype) -> bool:
-  """Whether a 16-bit product whose heuristic tile is Triton's 128x256 over
-  three stages also gets it over four, where K loops: on an H200, products
-  of 128 rows streaming b ran it faster (128x20480x8192: 0.96x jnp.matmul
-  against three stages' 0.77x; 128x32768x4096 0.985x against 0.956x), on
-  an H100 slower (128x32768x8192: 182.0 us against 176.9; BUILD_NOTES.md).
-  Its class is fitted per device kind (`coefficients`)."""
-  return (jnp.dtype(dtype).itemsize == 2 and first.num_stages == 3
-          and (first.block_m, first.block_n) == (128, 256)
-          and first.split_k == 1 and k > first.block_k)
 
 
 def _slow_in_place_tf32(config, m, n, k, dtype) -> bool:
@@ -437,33 +419,13 @@ def _table() -> dict:
 
 
 def coefficients(device_kind: str, dtype) -> dict | None:
-  """The fitted coefficients for a Hopper part's device kind and an input
-  dtype, or None where none apply (then the backends' own heuristics
-  choose): the H100's (`HOPPER_REFERENCE_KIND`), with the tile classes
-  another kind has of its own (`fit_cost_model.py --extend`) added."""
+  """The fitted coefficients for a Hopper part's device kind (another
+  part's kind takes the H100's) and an input dtype, or None where none
+  apply (then the backends' own heuristics choose)."""
   name = jnp.dtype(dtype).name
-  return _coefficients(device_kind, _SAME_COST_DTYPES.get(name, name))
-
-
-@functools.cache
-def _coefficients(device_kind: str, dtype_name: str) -> dict | None:
-  """`coefficients`, merged once: a kind's own entry holds, per regime,
-  only "classes", fitted on its own timings over the reference's shared
-  terms (a Hopper part's timings alone fitted every term worse than the
-  H100's did: BUILD_NOTES.md)."""
+  name = _SAME_COST_DTYPES.get(name, name)
   table = _table()
-  reference = table[HOPPER_REFERENCE_KIND].get(dtype_name)
-  own = table.get(device_kind, {}).get(dtype_name)
-  if reference is None or own is None or device_kind == HOPPER_REFERENCE_KIND:
-    return reference
-  return extended(reference, own)
-
-
-def extended(reference: dict, own: dict) -> dict:
-  """`reference`'s coefficients (per regime) with `own`'s classes added."""
-  return {name: dict(coefs, classes={**coefs["classes"],
-                                     **own.get(name, {}).get("classes", {})})
-          for name, coefs in reference.items()}
+  return table.get(device_kind, table[HOPPER_REFERENCE_KIND]).get(name)
 
 
 def regime(m: int, n: int) -> str:
