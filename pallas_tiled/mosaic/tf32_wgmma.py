@@ -74,12 +74,7 @@ def _a_fragments(a_smem, k):
   """This thread's A registers for each 8-wide K step, read from the
   (k, 64) M-major tile: PTX's TF32 A fragment holds (g, t), (g + 8, t),
   (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where g = lane / 4 and
-  t = lane % 4. Each is rounded to TF32 on the way.
-
-  Lanes of odd t load their K + 4 element first: in K order, the swizzle
-  puts rows t and t + 1 (XOR 1 swaps a pair of 16-byte chunks) in the same
-  banks, two ways; rows t and t + 5 (or t + 3) share none, so each load's
-  32 lanes hit 32 banks."""
+  t = lane % 4. Each is rounded to TF32 on the way."""
   index = ir.IndexType.get()
   tid = mgpu_utils.thread_idx()
   lane = arith.remui(tid, _i32(32))
@@ -87,22 +82,10 @@ def _a_fragments(a_smem, k):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
-  odd = arith.cmpi(arith.CmpIPredicate.ne, arith.remui(t, _index(2)),
-                   _index(0))
-  first = arith.select(odd, _index(4), _index(0))  # dk loaded first.
-  second = arith.subi(_index(4), first)
-  fragments = []
-  for q in range(k // _K_INSTR):
-    step = arith.addi(t, _index(q * _K_INSTR))
-    regs = {}
-    for dm in (0, 8):
-      col = arith.addi(row, _index(dm))
-      x = _rounded(_load(a_smem, arith.addi(step, first), col))
-      y = _rounded(_load(a_smem, arith.addi(step, second), col))
-      regs[0, dm], regs[4, dm] = (arith.select(odd, y, x),
-                                  arith.select(odd, x, y))
-    fragments.append([regs[dk, dm] for dk in (0, 4) for dm in (0, 8)])
-  return fragments
+  return [[_rounded(_load(a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
+                          arith.addi(row, _index(dm))))
+           for dk in (0, 4) for dm in (0, 8)]
+          for q in range(k // _K_INSTR)]
 
 
 def _rounded(value):
