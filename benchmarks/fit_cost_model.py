@@ -11,6 +11,10 @@ against measured times); then how the coefficients shipped for the runs'
 device kind (another Hopper part's where it has none) pick on them.
 
   python benchmarks/fit_cost_model.py --runs=h100_tune.jsonl --write
+
+With --extend=REGEX it fits only the matching tile classes, holding the
+H100's shipped terms, and ships them as the runs' device kind's own
+(`cost_model.coefficients`): for candidates only that kind has timed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import collections
 import json
 import math
+import re
 
 from absl import app
 from absl import flags
@@ -37,6 +42,11 @@ _MIN_SHAPES = flags.DEFINE_integer(
     "min_shapes", 3, "Tile classes timed on fewer shapes are not fitted.")
 _WRITE = flags.DEFINE_bool("write", False,
                            "Write the coefficients into the shipped table.")
+_EXTEND = flags.DEFINE_string(
+    "extend", None, "Fit only the tile classes matching this regular"
+    " expression, over the shipped coefficients of the reference kind"
+    " (`cost_model.HOPPER_REFERENCE_KIND`), as the runs' device kind's own"
+    " classes: for candidates only that kind has timed.")
 
 
 # A shape's key in `load`'s rows, True where its run timed Mosaic kernels
@@ -162,6 +172,47 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   return fitted
 
 
+def fit_classes(times, shapes, dtype, base, pattern, *, num_sms=132,
+                min_shapes=3) -> dict:
+  """{regime: {"classes": ...}}: the per-class terms of the tile classes
+  matching `pattern`, timed on at least `min_shapes` of `shapes`, fitted
+  by least squares on relative error with `base`'s (the reference kind's)
+  shared terms held; a negative term is dropped to zero."""
+  fits = {}
+  for name, coefs in base.items():
+    rows = collections.defaultdict(list)
+    for shape in (s for s in shapes if cost_model.regime(*s[:2]) == name):
+      for config, time_us in times[shape].items():
+        if isinstance(config, str):
+          continue
+        label = cost_model.priced_class(config, *shape, dtype)
+        if not re.search(pattern, label):
+          continue
+        shared, per_tile = cost_model.features(
+            config, *shape, dtype, num_sms,
+            direct_stores=times[shape].get(DIRECT_STORES, False))
+        held = math.fsum(coefs.get(t, 0.0) * x
+                         for t, x in zip(cost_model.SHARED_TERMS, shared))
+        rows[label].append((shape, np.array(per_tile) / time_us,
+                            1 - held / time_us))
+    classes = {}
+    for label, timed in sorted(rows.items()):
+      if len({shape for shape, _, _ in timed}) < min_shapes:
+        continue
+      design = np.array([x for _, x, _ in timed])
+      target = np.array([y for _, _, y in timed])
+      solution, *_ = np.linalg.lstsq(design, target, rcond=None)
+      if (solution < 0).any():  # Refit the other term alone.
+        keep = solution >= 0
+        solution = np.zeros(2)
+        solution[keep], *_ = np.linalg.lstsq(design[:, keep], target,
+                                             rcond=None)
+      classes[label] = [float(f"{max(c, 0.0):.6g}") for c in solution]
+    if classes:
+      fits[name] = {"classes": classes}
+  return fits
+
+
 def rank_correlation(x, y) -> float:
   """Spearman's: the correlation of the two lists' ranks (no ties)."""
   rank = lambda v: np.argsort(np.argsort(v))
@@ -216,9 +267,16 @@ def main(argv):
     raise app.UsageError(f"wild-check shapes are never fitted on: {leaked}")
   shapes = sorted(s for s in times if {"xla", "pick"} <= set(times[s]))
   options = dict(num_sms=_NUM_SMS.value, min_shapes=_MIN_SHAPES.value)
+  if _EXTEND.value:  # The reference kind's fit, with classes of our own.
+    base = cost_model.coefficients(cost_model.HOPPER_REFERENCE_KIND, dtype)
+    own = lambda shapes: fit_classes(times, shapes, dtype, base,
+                                     _EXTEND.value, **options)
+    fitted = lambda shapes: cost_model.extended(base, own(shapes))
+  else:
+    fitted = lambda shapes: fit(times, shapes, dtype, **options)
   left_out = [
-      picks(times, s, fit(times, [t for t in shapes if t != s], dtype,
-                          **options), dtype, _NUM_SMS.value)
+      picks(times, s, fitted([t for t in shapes if t != s]), dtype,
+            _NUM_SMS.value)
       for s in shapes]
   _report(f"{kind}, {dtype}: {len(shapes)} wild-tune shapes, each left out"
           " of its own fit", left_out)
@@ -229,7 +287,7 @@ def main(argv):
     _report("The shipped coefficients for this device kind, on the same"
             " shapes", [picks(times, s, shipped, dtype, _NUM_SMS.value)
                         for s in shapes])
-  coefs = fit(times, shapes, dtype, **options)
+  coefs = fitted(shapes)
   if _CHECK_RUNS.value:
     check_times, check_kind, check_dtype = load(_CHECK_RUNS.value)
     check_times = offered(check_times, check_dtype)
@@ -243,14 +301,17 @@ def main(argv):
     _report(f"{len(checked)} wild-check shapes, the model fitted on all of"
             " wild-tune", [picks(check_times, s, coefs, dtype,
                                  _NUM_SMS.value) for s in checked])
-  for name, fitted in coefs.items():
-    print(f"{name}: {len(fitted['classes'])} tile classes;", {
-        t: round(fitted[t], 4) for t in cost_model.SHARED_TERMS
-        if t in fitted})
+  for name, regime_coefs in coefs.items():
+    print(f"{name}: {len(regime_coefs['classes'])} tile classes;", {
+        t: round(regime_coefs[t], 4) for t in cost_model.SHARED_TERMS
+        if t in regime_coefs})
+  if _EXTEND.value:
+    print("fitted classes of this device kind:", own(shapes))
   if _WRITE.value:
     with open(cost_model.TABLE_PATH) as f:
       table = json.load(f)
-    table.setdefault(kind, {})[dtype] = coefs
+    table.setdefault(kind, {})[dtype] = (
+        own(shapes) if _EXTEND.value else coefs)
     with open(cost_model.TABLE_PATH, "w") as f:
       json.dump(table, f, indent=1, sort_keys=True)
       f.write("\n")

@@ -29,7 +29,9 @@ one class for every width, its per-class terms scaled by width. The
 coefficients are fitted per device kind and dtype on CUPTI times of every
 candidate on the `wild-tune` shapes (`benchmarks/calibrate.py`,
 `benchmarks/fit_cost_model.py`) and shipped in
-`tuning/tables/cost_model.json`; wild-check shapes are never fitted on. A
+`tuning/tables/cost_model.json`; wild-check shapes are never fitted on.
+Another device kind takes the H100's, plus tile classes fitted on its own
+timings alone (`coefficients`). A
 candidate whose tile class or shared term has no coefficient yet (nothing
 like it was timed) is never chosen.
 """
@@ -75,7 +77,9 @@ SHARED_TERMS = ("launch", "reduce", "align", "unaligned", "relayout",
 REGIMES = ("wide", "skinny")
 # A Hopper part without coefficients of its own uses these (same SM design;
 # its own SM count enters through the waves). The H200 is one: a fit on its
-# own wild-tune timings picked worse there than these (BUILD_NOTES.md).
+# own wild-tune timings picked worse there than these (BUILD_NOTES.md); it
+# adds only tile classes of its own, which the H100 has not timed
+# (`coefficients`).
 HOPPER_REFERENCE_KIND = "NVIDIA H100 80GB HBM3"
 # float16 runs the same tiles at the same tensor-core rate as bfloat16.
 _SAME_COST_DTYPES = {"float16": "bfloat16"}
@@ -118,7 +122,8 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   and, for 16-bit inputs, K is long (`_MOSAIC_MIN_SPLIT_K_TILES`), the
   128x256 and 128x128 tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
-  width that fills the rounds best (`transposed_variants`)."""
+  width that fills the rounds best (`transposed_variants`); for float32,
+  the 128x128 tile over three 256-byte K-tiles."""
   tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
   long_k = layouts.long_k_tile_elements(k, dtype)  # 256-byte where K holds.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
@@ -140,6 +145,15 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
         MosaicConfig(tile_m=64, tile_n=64, wg_dimension="m",
                      **dict(base, tile_k=long_k)),
         dataclasses.replace(wide, tile_k=long_k, max_concurrent_steps=2)]
+    if jnp.dtype(dtype) == jnp.float32:
+      # TF32 reads A through registers (`tf32_wgmma`), loading and waiting
+      # once a K-step: twice the K-step halves those, and 128-wide
+      # consumers keep three stages of it. On an H200: 1024x6144x3072 117.7
+      # us against the 128-byte K-tile's 128.9 (jnp.matmul 111.0),
+      # 896x7168x2048 85.2 against 88.2; its class is the H200's own
+      # (BUILD_NOTES.md).
+      configs.append(dataclasses.replace(square, tile_k=long_k,
+                                         max_concurrent_steps=3))
   if square.waves(m, n) == 1:
     # Six stages: cuBLAS's tile for outputs of a few hundred rows with a
     # long K (nvjet 128x128_64x6, 384x5120x5120 on an H100), where each CTA
@@ -419,13 +433,33 @@ def _table() -> dict:
 
 
 def coefficients(device_kind: str, dtype) -> dict | None:
-  """The fitted coefficients for a Hopper part's device kind (another
-  part's kind takes the H100's) and an input dtype, or None where none
-  apply (then the backends' own heuristics choose)."""
+  """The fitted coefficients for a Hopper part's device kind and an input
+  dtype, or None where none apply (then the backends' own heuristics
+  choose): the H100's (`HOPPER_REFERENCE_KIND`), with the tile classes
+  another kind has of its own (`fit_cost_model.py --extend`) added."""
   name = jnp.dtype(dtype).name
-  name = _SAME_COST_DTYPES.get(name, name)
+  return _coefficients(device_kind, _SAME_COST_DTYPES.get(name, name))
+
+
+@functools.cache
+def _coefficients(device_kind: str, dtype_name: str) -> dict | None:
+  """`coefficients`, merged once: a kind's own entry holds, per regime,
+  only "classes", fitted on its own timings over the reference's shared
+  terms (a Hopper part's timings alone fitted every term worse than the
+  H100's did: BUILD_NOTES.md)."""
   table = _table()
-  return table.get(device_kind, table[HOPPER_REFERENCE_KIND]).get(name)
+  reference = table[HOPPER_REFERENCE_KIND].get(dtype_name)
+  own = table.get(device_kind, {}).get(dtype_name)
+  if reference is None or own is None or device_kind == HOPPER_REFERENCE_KIND:
+    return reference
+  return extended(reference, own)
+
+
+def extended(reference: dict, own: dict) -> dict:
+  """`reference`'s coefficients (per regime) with `own`'s classes added."""
+  return {name: dict(coefs, classes={**coefs["classes"],
+                                     **own.get(name, {}).get("classes", {})})
+          for name, coefs in reference.items()}
 
 
 def regime(m: int, n: int) -> str:

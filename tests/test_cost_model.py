@@ -423,7 +423,8 @@ def test_the_h200_is_calibrated_on_wild_tune_and_takes_the_h100_fit():
   # Every candidate timed on the H200's 148 wild-tune shapes: its own fit,
   # each shape left out, picked 1.044x jnp.matmul (p10 0.908x) there, the
   # H100's fit 1.052x (p10 0.912x), and the H100's fit with each shape left
-  # out of it as well 1.048x (BUILD_NOTES.md): it ships no fit of its own.
+  # out of it as well 1.048x (BUILD_NOTES.md): it ships no fit of its own,
+  # only classes the H100 has not timed (H200_OWN_CLASSES).
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   import wild  # pylint: disable=import-outside-toplevel
   times, kind, dtype = fit_cost_model.load(
@@ -431,8 +432,56 @@ def test_the_h200_is_calibrated_on_wild_tune_and_takes_the_h100_fit():
   assert (kind, dtype) == ("NVIDIA H200", "bfloat16") and len(times) == 148
   assert set(times) <= {(e.m, e.n, e.k) for e in wild.load("tune")}
   for name in ("bfloat16", "float16", "float32", "float8_e4m3fn"):
-    assert cost_model.coefficients(kind, name) is cost_model.coefficients(
-        H100, name)
+    own, h100 = (cost_model.coefficients(kind, name),
+                 cost_model.coefficients(H100, name))
+    if name not in H200_OWN_CLASSES:
+      assert own is h100
+      continue
+    for regime, coefs in h100.items():  # The H100's terms and classes.
+      assert {**own[regime], "classes": coefs["classes"]} == coefs
+      assert own[regime]["classes"].items() >= coefs["classes"].items()
+
+
+# The H200's own tile classes (`fit_cost_model.py --extend`): per dtype, its
+# calibration runs and the classes' pattern.
+H200_OWN_CLASSES = {
+    "float32": ([RESULTS / "h200_wild_tune_f32_k64.jsonl"],
+                "^mosaic:64x128x64/s3/")}
+
+
+@pytest.mark.parametrize("dtype_name", list(H200_OWN_CLASSES))
+def test_the_h200s_own_classes_are_the_fit_of_its_runs(dtype_name):
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  import wild  # pylint: disable=import-outside-toplevel
+  runs, pattern = H200_OWN_CLASSES[dtype_name]
+  times, kind, dtype = fit_cost_model.load(map(str, runs))
+  assert (kind, dtype) == ("NVIDIA H200", dtype_name)
+  times = fit_cost_model.offered(times, dtype)
+  assert set(times) <= {(e.m, e.n, e.k) for e in wild.load("tune")}
+  shapes = sorted(s for s in times if {"xla", "pick"} <= set(times[s]))
+  with open(cost_model.TABLE_PATH) as f:
+    shipped = json.load(f)[kind][dtype]
+  assert fit_cost_model.fit_classes(
+      times, shapes, dtype, cost_model.coefficients(H100, dtype),
+      pattern) == shipped
+
+
+def test_float32s_deep_k_tile_is_priced_where_it_was_timed(hopper):
+  """TF32's 128x128 tile over three 256-byte K-tiles is a float32
+  candidate only, with coefficients on the H200 alone: the H100 never
+  picks it, and the H200 picks it where 128-wide consumers pay."""
+  deep = lambda c: (c.backend == "mosaic" and c.tile_k == 64
+                    and c.tile_n == 128 and c.max_concurrent_steps == 3)
+  shape = (1024, 6144, 3072)
+  for dtype in (jnp.bfloat16, jnp.float8_e4m3fn):
+    assert not any(map(deep, cost_model.model_candidates(*shape, dtype)))
+  hopper()
+  (config,) = filter(deep, cost_model.model_candidates(*shape, jnp.float32))
+  assert cost_model.predict_us(config, *shape, jnp.float32,
+                               cost_model.coefficients(H100, jnp.float32),
+                               132) is None
+  assert not deep(cost_model.choose_on(H100, 132, *shape, jnp.float32))
+  assert deep(cost_model.choose_on("NVIDIA H200", 132, *shape, jnp.float32))
 
 
 def test_every_fitted_class_is_a_candidate():
