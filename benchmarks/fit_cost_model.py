@@ -191,6 +191,9 @@ def fit_classes(times, shapes, dtype, base, pattern, *, num_sms=132,
         shared, per_tile = cost_model.features(
             config, *shape, dtype, num_sms,
             direct_stores=times[shape].get(DIRECT_STORES, False))
+        if any(x and t not in coefs
+               for t, x in zip(cost_model.SHARED_TERMS, shared)):
+          continue  # A term `base` lacks: never predicted (predict_us).
         held = math.fsum(coefs.get(t, 0.0) * x
                          for t, x in zip(cost_model.SHARED_TERMS, shared))
         rows[label].append((shape, np.array(per_tile) / time_us,
@@ -267,6 +270,11 @@ def main(argv):
     raise app.UsageError(f"wild-check shapes are never fitted on: {leaked}")
   shapes = sorted(s for s in times if {"xla", "pick"} <= set(times[s]))
   options = dict(num_sms=_NUM_SMS.value, min_shapes=_MIN_SHAPES.value)
+  if (_WRITE.value and not _EXTEND.value
+      and kind != cost_model.HOPPER_REFERENCE_KIND):
+    raise app.UsageError(
+        f"{kind}: only {cost_model.HOPPER_REFERENCE_KIND} ships a whole fit;"
+        " another kind ships classes of its own (--extend)")
   if _EXTEND.value:  # The reference kind's fit, with classes of our own.
     base = cost_model.coefficients(cost_model.HOPPER_REFERENCE_KIND, dtype)
     own = lambda shapes: fit_classes(times, shapes, dtype, base,

@@ -516,6 +516,26 @@ def test_fitting_refuses_wild_check_shapes(tmp_path):
 
 
 
+def test_another_kind_writes_only_classes_of_its_own(tmp_path):
+  """A whole fit for a kind other than the H100 would be merged as if it
+  were classes alone (`cost_model.coefficients`): --write refuses it."""
+  import fit_cost_model  # pylint: disable=import-outside-toplevel
+  import wild  # pylint: disable=import-outside-toplevel
+  from absl import app  # pylint: disable=import-outside-toplevel
+  from absl import flags  # pylint: disable=import-outside-toplevel
+  tune = wild.load("tune")[0]
+  runs = tmp_path / "runs.jsonl"
+  runs.write_text(json.dumps(dict(
+      m=tune.m, n=tune.n, k=tune.k, device="NVIDIA H200", dtype="float32",
+      impl="xla", status="ok", time_us=1.0)) + "\n")
+  flags.FLAGS(["fit_cost_model", f"--runs={runs}", "--write"])
+  try:
+    with pytest.raises(app.UsageError, match="classes of its own"):
+      fit_cost_model.main([])
+  finally:
+    flags.FLAGS.unparse_flags()
+
+
 def test_check_runs_are_reported_never_fitted(tmp_path, capsys):
   """--check_runs judges the model fitted on wild-tune on wild-check shapes
   (their pick and rank correlation) and refuses any tune shape there."""
