@@ -270,11 +270,15 @@ def main(argv):
     raise app.UsageError(f"wild-check shapes are never fitted on: {leaked}")
   shapes = sorted(s for s in times if {"xla", "pick"} <= set(times[s]))
   options = dict(num_sms=_NUM_SMS.value, min_shapes=_MIN_SHAPES.value)
-  if (_WRITE.value and not _EXTEND.value
-      and kind != cost_model.HOPPER_REFERENCE_KIND):
+  reference = kind == cost_model.HOPPER_REFERENCE_KIND
+  if _WRITE.value and not _EXTEND.value and not reference:
     raise app.UsageError(
         f"{kind}: only {cost_model.HOPPER_REFERENCE_KIND} ships a whole fit;"
         " another kind ships classes of its own (--extend)")
+  if _EXTEND.value and reference:
+    raise app.UsageError(
+        f"--extend: {kind}'s classes are fitted with its terms, by a whole"
+        " fit of its runs (without --extend)")
   if _EXTEND.value:  # The reference kind's fit, with classes of our own.
     base = cost_model.coefficients(cost_model.HOPPER_REFERENCE_KIND, dtype)
     own = lambda shapes: fit_classes(times, shapes, dtype, base,

@@ -516,9 +516,15 @@ def test_fitting_refuses_wild_check_shapes(tmp_path):
 
 
 
-def test_another_kind_writes_only_classes_of_its_own(tmp_path):
-  """A whole fit for a kind other than the H100 would be merged as if it
-  were classes alone (`cost_model.coefficients`): --write refuses it."""
+@pytest.mark.parametrize("kind, flag, error", [
+    ("NVIDIA H200", "--write", "classes of its own"),
+    (H100, "--extend=^mosaic:", "by a whole fit")],
+    ids=["h200-whole", "h100-extend"])
+def test_only_the_h100_ships_a_whole_fit(tmp_path, kind, flag, error):
+  """Another kind's entry is merged as classes alone (`cost_model.
+  coefficients`), and the H100's is the whole fit others extend: a whole
+  fit written for another kind, or classes alone for the H100, would lose
+  terms."""
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   import wild  # pylint: disable=import-outside-toplevel
   from absl import app  # pylint: disable=import-outside-toplevel
@@ -526,11 +532,11 @@ def test_another_kind_writes_only_classes_of_its_own(tmp_path):
   tune = wild.load("tune")[0]
   runs = tmp_path / "runs.jsonl"
   runs.write_text(json.dumps(dict(
-      m=tune.m, n=tune.n, k=tune.k, device="NVIDIA H200", dtype="float32",
+      m=tune.m, n=tune.n, k=tune.k, device=kind, dtype="float32",
       impl="xla", status="ok", time_us=1.0)) + "\n")
-  flags.FLAGS(["fit_cost_model", f"--runs={runs}", "--write"])
+  flags.FLAGS(["fit_cost_model", f"--runs={runs}", flag])
   try:
-    with pytest.raises(app.UsageError, match="classes of its own"):
+    with pytest.raises(app.UsageError, match=error):
       fit_cost_model.main([])
   finally:
     flags.FLAGS.unparse_flags()
