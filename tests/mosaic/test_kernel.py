@@ -619,6 +619,15 @@ LOWERING_CASES = [
                  pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                            wg_dimension="m", epi_tile_n=32),
                  None, "cvt.rna.tf32.f32", id="float32-registers-rounded"),
+    # TF32's 128x128 CTA tile over three 256-byte K-tiles (an H200 pick):
+    # through registers, and K-major.
+    *(pytest.param(jnp.float32, layout, 1024,
+                   pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, tile_k=64,
+                                             max_concurrent_steps=3,
+                                             wg_dimension="m", epi_tile_n=32),
+                   None, text, id=f"float32-deep-k-tiles-{layout}")
+      for layout, text in (("nn", "cvt.rna.tf32.f32"),
+                           ("nt", "pallas_tiled_mosaic_matmul"))),
     # Clusters with TMA multicast (jax 0.10's interpreter cannot run them,
     # so CI sees them only here).
     *(pytest.param(dtype, "nn", 512,
