@@ -156,15 +156,7 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   # A shared term no timed candidate exercises stays out of the table, so
   # the model never picks what would need it (predict_us).
   exercised = design.any(axis=0)
-  active = exercised.copy()
-  while True:  # Drop negative coefficients until none is left.
-    solution, *_ = np.linalg.lstsq(design[:, active], np.ones(len(rows)),
-                                   rcond=None)
-    if (solution >= 0).all():
-      break
-    active[np.flatnonzero(active)[solution < 0]] = False
-  coefs = np.zeros(design.shape[1])
-  coefs[active] = solution
+  coefs = _non_negative_fit(design, np.ones(len(rows)), exercised)
   coefs = [float(f"{c:.6g}") for c in coefs]
   fitted = {t: c for t, c, used in zip(cost_model.SHARED_TERMS, coefs,
                                        exercised) if used}
@@ -172,12 +164,27 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
   return fitted
 
 
+def _non_negative_fit(design, target, active):
+  """Least squares of design @ coefs against target over the `active`
+  columns, dropping those whose coefficient comes out negative until none
+  does; the others' coefficients are zero."""
+  active = active.copy()
+  while True:
+    solution, *_ = np.linalg.lstsq(design[:, active], target, rcond=None)
+    if (solution >= 0).all():
+      break
+    active[np.flatnonzero(active)[solution < 0]] = False
+  coefs = np.zeros(design.shape[1])
+  coefs[active] = solution
+  return coefs
+
+
 def fit_classes(times, shapes, dtype, base, pattern, *, num_sms=132,
                 min_shapes=3) -> dict:
   """{regime: {"classes": ...}}: the per-class terms of the tile classes
   matching `pattern`, timed on at least `min_shapes` of `shapes`, fitted
   by least squares on relative error with `base`'s (the reference kind's)
-  shared terms held; a negative term is dropped to zero."""
+  shared terms held (`_non_negative_fit`)."""
   fits = {}
   for name, coefs in base.items():
     rows = collections.defaultdict(list)
@@ -204,13 +211,8 @@ def fit_classes(times, shapes, dtype, base, pattern, *, num_sms=132,
         continue
       design = np.array([x for _, x, _ in timed])
       target = np.array([y for _, _, y in timed])
-      solution, *_ = np.linalg.lstsq(design, target, rcond=None)
-      if (solution < 0).any():  # Refit the other term alone.
-        keep = solution >= 0
-        solution = np.zeros(2)
-        solution[keep], *_ = np.linalg.lstsq(design[:, keep], target,
-                                             rcond=None)
-      classes[label] = [float(f"{max(c, 0.0):.6g}") for c in solution]
+      classes[label] = [float(f"{c:.6g}") for c in _non_negative_fit(
+          design, target, np.ones(design.shape[1], bool))]
     if classes:
       fits[name] = {"classes": classes}
   return fits
