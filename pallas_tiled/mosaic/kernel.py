@@ -394,28 +394,52 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
     pl.loop(lax.max(uses - stages, 0), uses)(wait_consumed)
 
 
-def _consume(plan, wg, tile, rings, barriers, acc_ref) -> None:
-  """Consumer wg's K-loop over the CTA's `tile`-th tile: one wgmma in
-  flight, each stage released once the next K-step's wgmma is issued and
-  its own has finished."""
+def _consume(plan, wg, tile, rings, barriers, acc):
+  """Consumer wg's K-loop over the CTA's `tile`-th tile: one wgmma group in
+  flight, each stage released once the next K-step's group is issued and
+  its own has finished. acc: the accumulator ref, or on TF32's register
+  path its value (in `tf32_wgmma.IN_FLIGHT_LAYOUT`); returns the sum."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
   (a_ring, b_ring), (loaded, consumed) = rings, barriers
   first, owner = tile * k_steps, _barrier_set(plan, tile) * stages
+  release = lambda k: plgpu.barrier_arrive(
+      consumed.at[owner + (first + k) % stages])
 
-  @pl.loop(0, k_steps)
-  def _step(k):
+  def step(k, acc):
     stage = (first + k) % stages
     plgpu.barrier_wait(loaded.at[owner + stage])
-    plgpu.wgmma(acc_ref, *_wg_operands(plan, wg, a_ring.at[stage],
-                                       b_ring.at[stage]))
-    plgpu.wgmma_wait(1)
+    operands = _wg_operands(plan, wg, a_ring.at[stage], b_ring.at[stage])
+    if plan.a_in_registers:
+      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True)
+    else:
+      plgpu.wgmma(acc, *operands)
+      plgpu.wgmma_wait(1)
+    pl.when(k > 0)(lambda: release(k - 1))
+    return acc
 
-    @pl.when(k > 0)
-    def _release_the_last_stage():
-      plgpu.barrier_arrive(consumed.at[owner + (first + k - 1) % stages])
+  if plan.a_in_registers:  # A value, carried; see `_in_flight_steps`.
+    acc = tf32_wgmma.settle(_in_flight_steps(k_steps, step, acc))
+  else:
+    @pl.loop(0, k_steps)
+    def _step(k):
+      step(k, acc)
 
-  plgpu.wgmma_wait(0)
-  plgpu.barrier_arrive(consumed.at[owner + (first + k_steps - 1) % stages])
+    plgpu.wgmma_wait(0)
+  release(k_steps - 1)
+  return acc if plan.a_in_registers else acc[...]
+
+
+def _in_flight_steps(k_steps, step, acc):
+  """acc after `step(k, acc)` for each K-step k, unrolled in pairs: the A
+  fragments a group in flight reads from registers must not be written
+  until it is waited for (PTX leaves that to the program; ptxas does not
+  see to it), and a loop body run once per K-step would load the next
+  step's fragments into the registers of the group in flight (wrong
+  results on an H200). In pairs, the loads alternate between two sets."""
+  pairs = k_steps // 2
+  if pairs:
+    acc = lax.fori_loop(0, 2 * pairs, step, acc, unroll=2)
+  return step(k_steps - 1, acc) if k_steps % 2 else acc
 
 
 def _ring_kernel(plan, a_ref, b_ref, o_ref):
@@ -457,9 +481,10 @@ def _ring_kernel(plan, a_ref, b_ref, o_ref):
 
         @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
         def _acc_scope(acc_ref):
-          _consume(plan, wg, tile, (a_reads, b_reads), barriers, acc_ref)
-          epilogue.store(plan, acc_ref[...], out_smem, o_tile, wg,
-                         o_ref.dtype)
+          acc = (tf32_wgmma.start(acc_ref[...]) if plan.a_in_registers
+                 else acc_ref)  # Zeros, or the ref wgmma adds into.
+          acc = _consume(plan, wg, tile, (a_reads, b_reads), barriers, acc)
+          epilogue.store(plan, acc, out_smem, o_tile, wg, o_ref.dtype)
 
       if plan.config.ping_pong:  # Alternate tiles.
         each_tile(lambda tile, *views: pl.when(tile % 2 == wg)(

@@ -52,6 +52,10 @@ _NARROW_REGISTERS_MIN_TILE_N = 128
 _NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
+import os
+REGISTER_RING = bool(int(os.environ.get("PT_REGISTER_RING", "0")))  # PROBE
+
+
 @dataclasses.dataclass(frozen=True)
 class Plan:
   """Everything static the kernel is built from.
@@ -100,7 +104,10 @@ class Plan:
     (`kernel._ring_kernel`): ping-pong always, cooperative consumers where
     an operand loads untiled (jax's pipeline allocates its stages from the
     BlockSpecs' transforms, which cannot hold both views)."""
-    return self.config.ping_pong or self.a_rows_untiled or self.b_rows_untiled
+    c = self.config
+    return (c.ping_pong or self.a_rows_untiled or self.b_rows_untiled
+            or (self.a_in_registers and REGISTER_RING and c.cluster_size == 1
+                and c.split_k == 1))
 
   @property
   def split_m(self) -> bool:

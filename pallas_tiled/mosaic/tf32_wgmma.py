@@ -31,6 +31,12 @@ SWIZZLE = layouts.SWIZZLE_BYTES
 WIDTH = layouts.swizzle_elements(jnp.float32)  # Per swizzled row.
 _K_INSTR = 8  # K of one TF32 wgmma instruction.
 _M_INSTR = 64  # M of one wgmma instruction (a warpgroup's 4 x 16 rows).
+# The accumulator's layout while a wgmma group is in flight: one float32 per
+# register, as wgmma's operands. Its WGMMA layout holds pairs, which LLVM
+# packs into 64-bit registers: instructions that would read an accumulator
+# wgmma is still writing. Mosaic GPU exposes the layout under this name for
+# that reason ("temporarily ... to work around LLVM bugs").
+IN_FLIGHT_LAYOUT = plgpu.Layout._WGMMA_ACC_32BIT  # pylint: disable=protected-access
 
 
 def smem_transforms():
@@ -97,16 +103,17 @@ def _rounded(value):
                          asm_dialect=0)
 
 
-def _barrier(values):
+def _barrier(values, constraint="r"):
   """An LLVM optimization barrier: `values` are computed before what follows
-  (PTX wants every register write before the wgmma fence)."""
-  i32 = ir.IntegerType.get_signless(32)
+  (PTX wants every register write before the wgmma fence), and later code
+  reads the values it returns (CUTLASS's `warpgroup_fence_operand`)."""
+  kind = values[0].type
   n = len(values)
   out = llvm.inline_asm(
-      llvm.StructType.get_literal([i32] * n), values, "",
-      ",".join(["=r"] * n + [str(i) for i in range(n)]),
+      llvm.StructType.get_literal([kind] * n), values, "",
+      ",".join([f"={constraint}"] * n + [str(i) for i in range(n)]),
       asm_dialect=0, has_side_effects=True)
-  return [llvm.extractvalue(i32, out, [i]) for i in range(n)]
+  return [llvm.extractvalue(kind, out, [i]) for i in range(n)]
 
 
 def _asm(text):
@@ -136,62 +143,136 @@ def _wgmma(acc, a, b_desc, n):
   return [llvm.extractvalue(f32, out, [i]) for i in range(count)]
 
 
-def wgmma_a_m_major(acc, a_ref, b_ref):
-  """acc + a^T @ b^T in TF32, waited for.
+def _scalars(array):
+  """The float32 registers of an array in the 32-bit accumulator layout."""
+  return [llvm.extractelement(r, _i32(0)) for r in array.registers.flat]
 
-  acc: (64, n) float32 in the WGMMA layout; a_ref: the (k, 64)
-  shared-memory tile of A^T (M contiguous); b_ref: the (n, k) tile of B^T
-  (K contiguous); both with `smem_transforms()`, k a multiple of 32.
-  """
-  m, n = acc.shape
+
+def _array(scalars, shape):
+  """`_scalars`' inverse: a (64, n) array in the 32-bit accumulator layout."""
+  vec = ir.VectorType.get((1,), ir.F32Type.get())
+  registers = np.array(
+      [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
+       for r in scalars]).reshape(shape)
+  return fa.FragmentedArray(_registers=registers,
+                            _layout=fa.WGMMA_LAYOUT_ACC_32BIT,
+                            _is_signed=None)
+
+
+def _issue(acc_regs, a_regs, b_smem, n, k):
+  """Issues one K-step's wgmma group, acc_regs += the A fragments a_regs @
+  b_smem; returns its outputs, which wgmma writes until the group is
+  waited for."""
+  i64 = ir.IntegerType.get_signless(64)
+  _asm("wgmma.fence.sync.aligned;")
+  (b_desc, (_, (k_stride,))), (_, group_stride), _ = (
+      mma_utils.create_descriptor(
+          mgpu_utils.memref_transpose(b_smem, (1, 0, 3, 2)),
+          swizzle=SWIZZLE, large_tile=(WIDTH, WIDTH),
+          group_size=(WIDTH, n), logical_k_major=True))
+  per_group = WIDTH // _K_INSTR
+  for q in range(k // _K_INSTR):
+    offset = (q // per_group) * group_stride + (q % per_group) * k_stride
+    desc = b_desc
+    if offset:
+      desc = llvm.add(b_desc, llvm.ConstantOp(i64, ir.IntegerAttr.get(
+          i64, mma_utils.encode_addr(offset))).result,
+                      overflow_flags=llvm.IntegerOverflowFlags.none)
+    acc_regs = _wgmma(acc_regs, a_regs[4 * q:4 * q + 4], desc, n)
+  _asm("wgmma.commit_group.sync.aligned;")
+  return acc_regs
+
+
+def _check_shapes(acc_shape, a_ref, b_ref):
+  m, n = acc_shape
   k = a_ref.shape[0]
   if not supports(m, k) or a_ref.shape != (k, m) or b_ref.shape != (n, k):
-    raise ValueError(f"wgmma_a_m_major: unsupported shapes acc {acc.shape},"
+    raise ValueError(f"wgmma_a_m_major: unsupported shapes acc {acc_shape},"
                      f" a {a_ref.shape}, b {b_ref.shape}")
+  return k
+
+
+def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
+  """acc + a^T @ b^T in TF32.
+
+  acc: (64, n) float32; a_ref: the (k, 64) shared-memory tile of A^T (M
+  contiguous); b_ref: the (n, k) tile of B^T (K contiguous); both with
+  `smem_transforms()`, k a multiple of 32. Waited for, acc in the WGMMA
+  layout; or, `in_flight`, acc in `IN_FLIGHT_LAYOUT` (`start`), only the
+  previous call's group waited for: this one's sum is still being written,
+  and so are a_ref's reads, until the next call or `settle`.
+  """
+  m, n = acc.shape
+  k = _check_shapes(acc.shape, a_ref, b_ref)
+  layout = IN_FLIGHT_LAYOUT if in_flight else plgpu.Layout.WGMMA
   ref_type = plgpu.RefType(smem_transforms())
 
   @plgpu.inline_mgpu(
-      arg_types=(plgpu.Layout.WGMMA, ref_type, ref_type),
-      return_type=plgpu.ShapeDtypeStruct((m, n), jnp.float32,
-                                         layout=plgpu.Layout.WGMMA))
+      arg_types=(layout, ref_type, ref_type),
+      return_type=plgpu.ShapeDtypeStruct((m, n), jnp.float32, layout=layout))
   def product(ctx, acc, a_smem, b_smem):
     del ctx
     i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
-    i64 = ir.IntegerType.get_signless(64)
+    fragments = [r for q in _a_fragments(a_smem, k) for r in q]
+    if in_flight:  # The sum passes the fences as it is, in f32 registers.
+      import os  # PROBE
+      pre, post, wait = (int(os.environ.get(v, d)) for v, d in (
+          ("PT_PRE", "1"), ("PT_POST", "1"), ("PT_WAIT", "1")))
+      a_regs, acc_regs = _barrier(fragments), _scalars(acc)
+      if pre:
+        acc_regs = _barrier(acc_regs, "f")
+      acc_regs = _issue(acc_regs, a_regs, b_smem, n, k)
+      if post:
+        acc_regs = _barrier(acc_regs, "f")
+      _asm(f"wgmma.wait_group.sync.aligned {wait};")
+      return _array(acc_regs, acc.registers.shape)
     # One float32 per register, as wgmma's operands (fa's own workaround).
     acc = acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
-    acc_regs = [llvm.extractelement(r, _i32(0)) for r in acc.registers.flat]
-    fragments = _a_fragments(a_smem, k)
-    flat = _barrier([arith.bitcast(i32, r) for r in acc_regs]
-                    + [r for fragment in fragments for r in fragment])
-    acc_regs = [arith.bitcast(f32, r) for r in flat[:len(acc_regs)]]
-    a_regs = flat[len(acc_regs):]
-    _asm("wgmma.fence.sync.aligned;")
-    (b_desc, (_, (k_stride,))), (_, group_stride), _ = (
-        mma_utils.create_descriptor(
-            mgpu_utils.memref_transpose(b_smem, (1, 0, 3, 2)),
-            swizzle=SWIZZLE, large_tile=(WIDTH, WIDTH),
-            group_size=(WIDTH, n), logical_k_major=True))
-    per_group = WIDTH // _K_INSTR
-    for q in range(k // _K_INSTR):
-      offset = (q // per_group) * group_stride + (q % per_group) * k_stride
-      desc = b_desc
-      if offset:
-        desc = llvm.add(b_desc, llvm.ConstantOp(i64, ir.IntegerAttr.get(
-            i64, mma_utils.encode_addr(offset))).result,
-                        overflow_flags=llvm.IntegerOverflowFlags.none)
-      acc_regs = _wgmma(acc_regs, a_regs[4 * q:4 * q + 4], desc, n)
-    _asm("wgmma.commit_group.sync.aligned;")
+    count = acc.registers.size
+    flat = _barrier([arith.bitcast(i32, r) for r in _scalars(acc)]
+                    + fragments)
+    acc_regs = _issue([arith.bitcast(f32, r) for r in flat[:count]],
+                      flat[count:], b_smem, n, k)
     _asm("wgmma.wait_group.sync.aligned 0;")
-    vec = ir.VectorType.get((1,), f32)
-    registers = np.array(
-        [llvm.insertelement(llvm.mlir_undef(vec), r, _i32(0))
-         for r in acc_regs]).reshape(acc.registers.shape)
-    return fa.FragmentedArray(
-        _registers=registers, _layout=fa.WGMMA_LAYOUT_ACC_32BIT,
-        _is_signed=None).to_layout(fa.WGMMA_LAYOUT)
+    return _array(acc_regs, acc.registers.shape).to_layout(fa.WGMMA_LAYOUT)
 
   return product(acc, a_ref, b_ref)
+
+
+def start(acc):
+  """acc (WGMMA layout, no wgmma in flight) in `IN_FLIGHT_LAYOUT`."""
+  @plgpu.inline_mgpu(
+      arg_types=(plgpu.Layout.WGMMA,),
+      return_type=plgpu.ShapeDtypeStruct(acc.shape, jnp.float32,
+                                         layout=IN_FLIGHT_LAYOUT))
+  def relayout(ctx, acc):
+    del ctx
+    return acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)
+
+  return relayout(acc)
+
+
+def settle(acc):
+  """Waits for every wgmma group in flight; acc, the sum they write (in
+  `IN_FLIGHT_LAYOUT`), in the WGMMA layout."""
+  @plgpu.inline_mgpu(
+      arg_types=(IN_FLIGHT_LAYOUT,),
+      return_type=plgpu.ShapeDtypeStruct(acc.shape, jnp.float32,
+                                         layout=plgpu.Layout.WGMMA))
+  def wait(ctx, acc):
+    del ctx
+    regs = _scalars(acc)
+    count = len(regs)
+    f32 = ir.F32Type.get()
+    out = llvm.inline_asm(  # Tied: later code reads what the wait returns.
+        llvm.StructType.get_literal([f32] * count), regs,
+        "wgmma.wait_group.sync.aligned 0;",
+        ",".join(["=f"] * count + [str(i) for i in range(count)]),
+        asm_dialect=0, has_side_effects=True)
+    regs = [llvm.extractvalue(f32, out, [i]) for i in range(count)]
+    return _array(regs, acc.registers.shape).to_layout(fa.WGMMA_LAYOUT)
+
+  return wait(acc)
 
 
 def store_transposed(value, ref):
