@@ -14,7 +14,9 @@ staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
   halves of one CTA tile, or with `ping_pong` on alternate whole tiles fed
   through one ring of stages, so that one stores while the other multiplies
   (`_ring_kernel`; cooperative consumers take that ring too where an
-  operand of ragged rows is loaded untiled, `plan.rows_untiled`).
+  operand of ragged rows is loaded untiled, `plan.rows_untiled`, and where
+  TF32 reads A through registers, one wgmma group in flight,
+  `plan.a_in_flight`).
 * Epilogue: each consumer casts its accumulator once and stores it through
   shared memory with TMA (`epilogue.py`), or from registers into rows TMA
   cannot store (`plan.stores_direct`: edge tiles then clamped to end at the
@@ -398,7 +400,8 @@ def _consume(plan, wg, tile, rings, barriers, acc):
   """Consumer wg's K-loop over the CTA's `tile`-th tile: one wgmma group in
   flight, each stage released once the next K-step's group is issued and
   its own has finished. acc: the accumulator ref, or on TF32's register
-  path its value (in `tf32_wgmma.IN_FLIGHT_LAYOUT`); returns the sum."""
+  path (`plan.a_in_flight`) its value, in `tf32_wgmma.IN_FLIGHT_LAYOUT`;
+  returns the sum."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
   (a_ring, b_ring), (loaded, consumed) = rings, barriers
   first, owner = tile * k_steps, _barrier_set(plan, tile) * stages
@@ -409,7 +412,7 @@ def _consume(plan, wg, tile, rings, barriers, acc):
     stage = (first + k) % stages
     plgpu.barrier_wait(loaded.at[owner + stage])
     operands = _wg_operands(plan, wg, a_ring.at[stage], b_ring.at[stage])
-    if plan.a_in_registers:
+    if plan.a_in_flight:
       acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True)
     else:
       plgpu.wgmma(acc, *operands)
@@ -417,7 +420,7 @@ def _consume(plan, wg, tile, rings, barriers, acc):
     pl.when(k > 0)(lambda: release(k - 1))
     return acc
 
-  if plan.a_in_registers:  # A value, carried; see `_in_flight_steps`.
+  if plan.a_in_flight:  # A value, carried; see `_in_flight_steps`.
     acc = tf32_wgmma.settle(_in_flight_steps(k_steps, step, acc))
   else:
     @pl.loop(0, k_steps)
@@ -426,7 +429,7 @@ def _consume(plan, wg, tile, rings, barriers, acc):
 
     plgpu.wgmma_wait(0)
   release(k_steps - 1)
-  return acc if plan.a_in_registers else acc[...]
+  return acc if plan.a_in_flight else acc[...]
 
 
 def _in_flight_steps(k_steps, step, acc):
@@ -481,7 +484,7 @@ def _ring_kernel(plan, a_ref, b_ref, o_ref):
 
         @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
         def _acc_scope(acc_ref):
-          acc = (tf32_wgmma.start(acc_ref[...]) if plan.a_in_registers
+          acc = (tf32_wgmma.start(acc_ref[...]) if plan.a_in_flight
                  else acc_ref)  # Zeros, or the ref wgmma adds into.
           acc = _consume(plan, wg, tile, (a_reads, b_reads), barriers, acc)
           epilogue.store(plan, acc, out_smem, o_tile, wg, o_ref.dtype)

@@ -52,8 +52,9 @@ _NARROW_REGISTERS_MIN_TILE_N = 128
 _NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
-import os
-REGISTER_RING = bool(int(os.environ.get("PT_REGISTER_RING", "0")))  # PROBE
+# Stages from which TF32's register path keeps a group in flight
+# (`Plan.a_in_flight`).
+_IN_FLIGHT_MIN_STAGES = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,11 +104,28 @@ class Plan:
     """The kernel allocates its own ring of K-tile stages
     (`kernel._ring_kernel`): ping-pong always, cooperative consumers where
     an operand loads untiled (jax's pipeline allocates its stages from the
-    BlockSpecs' transforms, which cannot hold both views)."""
+    BlockSpecs' transforms, which cannot hold both views) or TF32 reads A
+    through registers with a group in flight (`a_in_flight`)."""
     c = self.config
     return (c.ping_pong or self.a_rows_untiled or self.b_rows_untiled
-            or (self.a_in_registers and REGISTER_RING and c.cluster_size == 1
-                and c.split_k == 1))
+            or self.a_in_flight)
+
+  @property
+  def a_in_flight(self) -> bool:
+    """TF32's register path keeps one wgmma group in flight, over the
+    kernel's own ring: its consumers load the next K-step's A fragments
+    and wait for its stage while the tensor cores run this one's. jax's
+    pipeline releases a stage once its step returns, so there each step
+    waits for its own group. The ring holds a stage per group in flight,
+    one fewer to load ahead: from four stages. No clusters or K ranges
+    (the ring multicasts nothing and runs whole K). On an H200, against
+    jax's pipeline (BUILD_NOTES.md): 64x192x32/s4 consumers 1024x4608x3584
+    129.9 -> 122.3 us, 6144x3584x14336 1886 -> 1617; 64x256x32/s4 4096^3
+    353.3 -> 346.8; 64x128x32/s4 1024x6144x3072 128.4 -> 124.9; three
+    stages lost (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2)."""
+    c = self.config
+    return (self.a_in_registers and c.cluster_size == 1 and c.split_k == 1
+            and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES)
 
   @property
   def split_m(self) -> bool:

@@ -199,8 +199,11 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
   contiguous); b_ref: the (n, k) tile of B^T (K contiguous); both with
   `smem_transforms()`, k a multiple of 32. Waited for, acc in the WGMMA
   layout; or, `in_flight`, acc in `IN_FLIGHT_LAYOUT` (`start`), only the
-  previous call's group waited for: this one's sum is still being written,
-  and so are a_ref's reads, until the next call or `settle`.
+  previous call's group waited for: until the next call or `settle`, this
+  one's group still writes the sum, reads b_ref and reads the A fragments
+  it loaded into registers, which the next call's loads must not reuse
+  (each call's own instructions, not one loop body's: PTX leaves that to
+  the program, and ptxas does not see to it; `kernel._in_flight_steps`).
   """
   m, n = acc.shape
   k = _check_shapes(acc.shape, a_ref, b_ref)
@@ -214,17 +217,10 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
     del ctx
     i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
     fragments = [r for q in _a_fragments(a_smem, k) for r in q]
-    if in_flight:  # The sum passes the fences as it is, in f32 registers.
-      import os  # PROBE
-      pre, post, wait = (int(os.environ.get(v, d)) for v, d in (
-          ("PT_PRE", "1"), ("PT_POST", "1"), ("PT_WAIT", "1")))
-      a_regs, acc_regs = _barrier(fragments), _scalars(acc)
-      if pre:
-        acc_regs = _barrier(acc_regs, "f")
+    if in_flight:  # The sum passes the fence as it is, in f32 registers.
+      a_regs, acc_regs = _barrier(fragments), _barrier(_scalars(acc), "f")
       acc_regs = _issue(acc_regs, a_regs, b_smem, n, k)
-      if post:
-        acc_regs = _barrier(acc_regs, "f")
-      _asm(f"wgmma.wait_group.sync.aligned {wait};")
+      _asm("wgmma.wait_group.sync.aligned 1;")
       return _array(acc_regs, acc.registers.shape)
     # One float32 per register, as wgmma's operands (fa's own workaround).
     acc = acc.to_layout(fa.WGMMA_LAYOUT_ACC_32BIT)

@@ -17,6 +17,7 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
+from pallas_tiled import batching
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import config as mosaic_config
@@ -254,6 +255,12 @@ if helpers.ON_GPU:  # Also K in ranges, with its float32 partial sums.
       pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                 max_concurrent_steps=2, wg_dimension="m",
                                 epi_tile_n=32, num_sms=4, split_k=2),
+      # One group in flight over the kernel's own ring (`plan.a_in_flight`),
+      # its K-steps in pairs and, at K = 160, one left over.
+      pallas_tiled.MosaicConfig(tile_m=64, tile_n=192, tile_k=32,
+                                wg_dimension="m", epi_tile_n=32, num_sms=4),
+      pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, tile_k=32,
+                                wg_dimension="n", epi_tile_n=32, num_sms=4),
       # Narrow consumers read A through registers where they span all of
       # N: the 40-row product below, run transposed.
       pallas_tiled.MosaicConfig(tile_m=64, tile_n=64, tile_k=32,
@@ -678,6 +685,51 @@ LOWERING_CASES = [
       for ws, ws_id in ((True, "ws"), (False, "one-warpgroup"))
       for lowering in ("warpgroup", "lane")),
 ]
+
+
+def _plan(m, n, k, config, dtype):
+  """`plan.prepare`'s plan of a compiled (m, k) @ (k, n) product."""
+  plans = []
+  problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
+
+  def decide(a, b):
+    plans.append(mosaic_plan.prepare(
+        a, b, problem=problem, config=config, precision=None,
+        out_dtype=dtype, interpret=False, old_interpreter=False)[0])
+  jax.eval_shape(decide, jax.ShapeDtypeStruct((1, m, k), dtype),
+                 jax.ShapeDtypeStruct((1, k, n), dtype))
+  return plans[0]
+
+
+_IN_FLIGHT = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
+                                       wg_dimension="m", epi_tile_n=32)
+
+
+@pytest.mark.parametrize("config, in_flight", [
+    pytest.param(_IN_FLIGHT, True, id="64x256-four-stages"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, tile_n=192), True,
+                 id="64x192-four-stages"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, tile_n=128, tile_k=64,
+                                     max_concurrent_steps=3), False,
+                 id="three-stages"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, cluster_dimension="m"),
+                 False, id="cluster"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, split_k=2), False,
+                 id="k-ranges"),
+])
+def test_tf32_registers_keep_a_group_in_flight(config, in_flight):
+  """TF32's register path keeps one wgmma group in flight over the kernel's
+  own ring from four stages, without clusters or K ranges
+  (`plan.a_in_flight`; it lost over three stages on an H200), and lowers
+  for CUDA on any machine: (2048, 1024) @ (1024, 1024), run transposed."""
+  config = mosaic_config.fit_mosaic_config(config, jnp.float32, jnp.float32)
+  plan = _plan(2048, 1024, 1024, config, jnp.float32)
+  assert plan.a_in_registers
+  assert (plan.a_in_flight, plan.owns_ring) == (in_flight, in_flight)
+  text = helpers.cuda_module_text(
+      mosaic_kernel.batched_product, (1, 2048, 1024), (1, 1024, 1024),
+      jnp.float32, config=config)
+  assert ("wgmma.wait_group.sync.aligned 1" in text) == in_flight
 
 
 # Ring-owning kernels with an A of ragged rows: ping-pong in every dtype,
