@@ -52,9 +52,10 @@ _NARROW_REGISTERS_MIN_TILE_N = 128
 _NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
-# Stages from which TF32's register path keeps a group in flight
-# (`Plan.a_in_flight`).
+# Stages and K-steps from which TF32's register path keeps a group in
+# flight (`Plan.a_in_flight`).
 _IN_FLIGHT_MIN_STAGES = 4
+_IN_FLIGHT_MIN_K_STEPS = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,15 +118,16 @@ class Plan:
     and wait for its stage while the tensor cores run this one's. jax's
     pipeline releases a stage once its step returns, so there each step
     waits for its own group. The ring holds a stage per group in flight,
-    one fewer to load ahead: from four stages. No clusters or K ranges
-    (the ring multicasts nothing and runs whole K). On an H200, against
-    jax's pipeline (BUILD_NOTES.md): 64x192x32/s4 consumers 1024x4608x3584
-    129.9 -> 122.3 us, 6144x3584x14336 1886 -> 1617; 64x256x32/s4 4096^3
-    353.3 -> 346.8; 64x128x32/s4 1024x6144x3072 128.4 -> 124.9; three
-    stages lost (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2)."""
+    one fewer to load ahead: from four stages, over K-loops of four steps
+    or more. No clusters or K ranges (the ring multicasts nothing and runs
+    whole K). On an H200's float32 wild-tune shapes whose picks take it
+    (BUILD_NOTES.md), 1.01-1.10x the time of jax's pipeline over 8 K-steps
+    or more (3000x6144x24576 2619 -> 2384 us), 0.96-0.98x over 1 or 2;
+    three stages lost (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2 us)."""
     c = self.config
     return (self.a_in_registers and c.cluster_size == 1 and c.split_k == 1
-            and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES)
+            and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
+            and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
   @property
   def split_m(self) -> bool:

@@ -705,29 +705,32 @@ _IN_FLIGHT = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                        wg_dimension="m", epi_tile_n=32)
 
 
-@pytest.mark.parametrize("config, in_flight", [
-    pytest.param(_IN_FLIGHT, True, id="64x256-four-stages"),
-    pytest.param(dataclasses.replace(_IN_FLIGHT, tile_n=192), True,
+@pytest.mark.parametrize("config, k, in_flight", [
+    pytest.param(_IN_FLIGHT, 1024, True, id="64x256-four-stages"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, tile_n=192), 1024, True,
                  id="64x192-four-stages"),
     pytest.param(dataclasses.replace(_IN_FLIGHT, tile_n=128, tile_k=64,
-                                     max_concurrent_steps=3), False,
+                                     max_concurrent_steps=3), 1024, False,
                  id="three-stages"),
     pytest.param(dataclasses.replace(_IN_FLIGHT, cluster_dimension="m"),
-                 False, id="cluster"),
-    pytest.param(dataclasses.replace(_IN_FLIGHT, split_k=2), False,
+                 1024, False, id="cluster"),
+    pytest.param(dataclasses.replace(_IN_FLIGHT, split_k=2), 1024, False,
                  id="k-ranges"),
+    pytest.param(_IN_FLIGHT, 128, True, id="four-k-steps"),
+    pytest.param(_IN_FLIGHT, 96, False, id="three-k-steps"),
 ])
-def test_tf32_registers_keep_a_group_in_flight(config, in_flight):
+def test_tf32_registers_keep_a_group_in_flight(config, k, in_flight):
   """TF32's register path keeps one wgmma group in flight over the kernel's
-  own ring from four stages, without clusters or K ranges
-  (`plan.a_in_flight`; it lost over three stages on an H200), and lowers
-  for CUDA on any machine: (2048, 1024) @ (1024, 1024), run transposed."""
+  own ring from four stages and four K-steps, without clusters or K ranges
+  (`plan.a_in_flight`; on an H200 it lost over three stages or two K-steps),
+  and lowers for CUDA on any machine: (2048, k) @ (k, 1024), run
+  transposed."""
   config = mosaic_config.fit_mosaic_config(config, jnp.float32, jnp.float32)
-  plan = _plan(2048, 1024, 1024, config, jnp.float32)
+  plan = _plan(2048, 1024, k, config, jnp.float32)
   assert plan.a_in_registers
   assert (plan.a_in_flight, plan.owns_ring) == (in_flight, in_flight)
   text = helpers.cuda_module_text(
-      mosaic_kernel.batched_product, (1, 2048, 1024), (1, 1024, 1024),
+      mosaic_kernel.batched_product, (1, 2048, k), (1, k, 1024),
       jnp.float32, config=config)
   assert ("wgmma.wait_group.sync.aligned 1" in text) == in_flight
 
