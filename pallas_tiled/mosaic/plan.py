@@ -121,9 +121,10 @@ class Plan:
     one fewer to load ahead: from four stages, over K-loops of four steps
     or more. No clusters or K ranges (the ring multicasts nothing and runs
     whole K). On an H200's float32 wild-tune shapes whose picks take it
-    (BUILD_NOTES.md), 1.01-1.10x the time of jax's pipeline over 8 K-steps
-    or more (3000x6144x24576 2619 -> 2384 us), 0.96-0.98x over 1 or 2;
-    three stages lost (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2 us)."""
+    (BUILD_NOTES.md), jax's pipeline took 1.01-1.10x its time over 8
+    K-steps or more (3000x6144x24576: 2619 against 2384 us), 0.96-0.98x
+    over 1 or 2; over three stages it lost (64x128x64/s3, 896x7168x2048:
+    85.1 -> 92.2 us)."""
     c = self.config
     return (self.a_in_registers and c.cluster_size == 1 and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
