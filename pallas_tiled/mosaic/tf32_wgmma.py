@@ -8,8 +8,9 @@ A loaded element by element from an M-major tile. With it the Mosaic kernel
 reads a row-major B as stored, computing C^T = B^T A^T (B^T is M-major, A^T
 K-major), and `store_transposed` writes each C^T tile back as C: no
 transpose pass before or after the kernel (BUILD_NOTES.md, issue 5, step
-28). One of two modules that build Mosaic GPU IR by hand (`direct_store`
-the other).
+28). On the kernel's own ring a K-step's group stays in flight while the
+next one loads (`in_flight`, `start`, `settle`: `plan.a_in_flight`). One of
+two modules that build Mosaic GPU IR by hand (`direct_store` the other).
 """
 
 from __future__ import annotations
