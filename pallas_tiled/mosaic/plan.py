@@ -519,14 +519,12 @@ class HostLayout(NamedTuple):
   direct_bytes: int
 
 
-def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
-                direct_ok: bool = True) -> HostLayout:
-  """`prepare`'s decisions for one compiled (m, k) @ (k, n) product at
-  default precision, traced on abstract operands (`direct_ok` as there).
-  Copies: operands padded or transposed, and a padded result cut to shape
-  (a K-range config's float32 partial sums are summed, not copied)."""
+def traced_plan(m: int, n: int, k: int, config, dtype, out_dtype, *,
+                direct_ok: bool = True):
+  """(plan, operands, staged): `prepare` for one compiled (m, k) @ (k, n)
+  product at default precision, traced on abstract operands (`direct_ok`
+  as there), the operands as stored (batch first) and as it copied them."""
   problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
-  dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
   plans = []
 
   def decide(a, b):
@@ -539,7 +537,18 @@ def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
   operands = (jax.ShapeDtypeStruct((1, m, k), dtype),
               jax.ShapeDtypeStruct((1, k, n), dtype))
   staged = jax.eval_shape(decide, *operands)
-  plan, = plans
+  return plans[0], operands, staged
+
+
+def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
+                direct_ok: bool = True) -> HostLayout:
+  """`prepare`'s decisions for one compiled (m, k) @ (k, n) product at
+  default precision, traced on abstract operands (`direct_ok` as there).
+  Copies: operands padded or transposed, and a padded result cut to shape
+  (a K-range config's float32 partial sums are summed, not copied)."""
+  dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
+  plan, operands, staged = traced_plan(m, n, k, config, dtype, out_dtype,
+                                       direct_ok=direct_ok)
   if plan.transposed_out:  # prepare swapped the operands.
     operands = operands[::-1]
   p = plan.problem

@@ -17,7 +17,6 @@ import pytest
 
 import pallas_tiled
 from pallas_tiled import accuracy
-from pallas_tiled import batching
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import config as mosaic_config
@@ -687,20 +686,6 @@ LOWERING_CASES = [
 ]
 
 
-def _plan(m, n, k, config, dtype):
-  """`plan.prepare`'s plan of a compiled (m, k) @ (k, n) product."""
-  plans = []
-  problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
-
-  def decide(a, b):
-    plans.append(mosaic_plan.prepare(
-        a, b, problem=problem, config=config, precision=None,
-        out_dtype=dtype, interpret=False, old_interpreter=False)[0])
-  jax.eval_shape(decide, jax.ShapeDtypeStruct((1, m, k), dtype),
-                 jax.ShapeDtypeStruct((1, k, n), dtype))
-  return plans[0]
-
-
 _IN_FLIGHT = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                        wg_dimension="m", epi_tile_n=32)
 
@@ -726,7 +711,8 @@ def test_tf32_registers_keep_a_group_in_flight(config, k, in_flight):
   and lowers for CUDA on any machine: (2048, k) @ (k, 1024), run
   transposed."""
   config = mosaic_config.fit_mosaic_config(config, jnp.float32, jnp.float32)
-  plan = _plan(2048, 1024, k, config, jnp.float32)
+  plan, _, _ = mosaic_plan.traced_plan(2048, 1024, k, config, jnp.float32,
+                                       jnp.float32)
   assert plan.a_in_registers
   assert (plan.a_in_flight, plan.owns_ring) == (in_flight, in_flight)
   text = helpers.cuda_module_text(
