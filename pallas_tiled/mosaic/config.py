@@ -74,8 +74,10 @@ class MosaicConfig:
     then unused): one stores its tile while the other multiplies, where the
     cooperative split idles the tensor cores while both store (CUTLASS's
     ping-pong kernel). max_concurrent_steps K-tiles of either consumer's
-    tiles share one ring. Needs warp specialization; not with clusters,
-    split_k, transposed or three-pass TF32.
+    tiles share one ring (in a cluster, both CTAs' consumers take their
+    tiles in step, and each stage holds the shared operand's K-tile
+    multicast to both). Needs warp specialization; not with split_k,
+    transposed or three-pass TF32.
   transposed: the kernel computes C^T = B^T A^T and stores each tile back
     transposed, so tile_m and tile_n tile N and M: M, often ragged (197 or
     257 rows per image), is then wgmma's N, whose tiles may be any multiple
@@ -117,8 +119,7 @@ class MosaicConfig:
       raise ValueError(
           "MosaicConfig.ping_pong=True needs warp_specialized=True (its"
           " consumers are the two warpgroups fed by the producer).")
-    for name, plain in (("cluster_dimension", "none"), ("split_k", 1),
-                        ("transposed", False)):
+    for name, plain in (("split_k", 1), ("transposed", False)):
       if self.ping_pong and getattr(self, name) != plain:
         raise ValueError(
             f"MosaicConfig.ping_pong=True runs without {name}; got"

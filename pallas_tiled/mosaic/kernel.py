@@ -173,6 +173,15 @@ def _operand_specs(plan: plan_lib.Plan, dtype, **spec_args):
   return specs
 
 
+def _multicast(config, dim: str) -> dict:
+  """Copy arguments of the operand a cluster along `dim` shares (B's strip
+  along M, A's along N): each CTA loads its part of the K-tile and TMA
+  multicasts it to both. None for the other operand, or without
+  clusters."""
+  shared = config.cluster_dimension == dim
+  return dict(collective_axes=("cluster",)) if shared else {}
+
+
 def _warp_specialized_pipeline(plan, dtype, body, compute_context,
                                pipeline_state=None):
   """The producer warpgroup's TMA pipeline feeding the consumers' `body`.
@@ -181,8 +190,7 @@ def _warp_specialized_pipeline(plan, dtype, body, compute_context,
   loads part of the shared block and TMA multicasts it to both.
   """
   c = plan.config
-  multicast = lambda dim: dict(
-      collective_axes=("cluster",) if c.cluster_dimension == dim else ())
+  multicast = functools.partial(_multicast, c)
   return plgpu.emit_pipeline_warp_specialized(
       body,
       grid=(plan.k_steps,),
@@ -345,13 +353,19 @@ def _ring_barriers(plan: plan_lib.Plan):
   counting its waits, so ping-pong consumers have a set of barriers each:
   waiting only on its own K-steps, each stays in step. Cooperative
   consumers share one set, each waiting on every K-step and both arriving
-  when done with it."""
+  when done with it. In a cluster each CTA's producer multicasts its part
+  of the shared operand's K-tile into both CTAs' stages, so a stage is
+  consumed once the consumers of both CTAs are done with it: the consumed
+  barriers are the cluster's (an arrival reaches both CTAs)."""
   c = plan.config
   sets = 2 if c.ping_pong else 1
   users = 1 if c.ping_pong else c.num_compute_wgs
   barriers = sets * c.max_concurrent_steps
+  consumed = (functools.partial(plgpu.ClusterBarrier,
+                                collective_axes=("cluster",))
+              if c.cluster_size > 1 else plgpu.Barrier)
   return (plgpu.Barrier(num_arrivals=2, num_barriers=barriers),
-          plgpu.Barrier(num_arrivals=users, num_barriers=barriers))
+          consumed(num_arrivals=users, num_barriers=barriers))
 
 
 def _barrier_set(plan: plan_lib.Plan, tile):
@@ -374,6 +388,7 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
   has seen every phase of its barriers (the interpreter checks it)."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
   (a_ring, b_ring), (loaded, consumed) = rings, barriers
+  multicast = functools.partial(_multicast, plan.config)
 
   def wait_consumed(use):
     owner = _barrier_set(plan, use // k_steps)
@@ -386,9 +401,9 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
     pl.when(use >= stages)(lambda: wait_consumed(use - stages))
     barrier = loaded.at[_barrier_set(plan, tile) * stages + stage]
     plgpu.copy_gmem_to_smem(_k_tile(plan, a_strip, plan.a_k_major, k),
-                            a_ring.at[stage], barrier)
+                            a_ring.at[stage], barrier, **multicast("n"))
     plgpu.copy_gmem_to_smem(_k_tile(plan, b_strip, plan.b_k_major, k),
-                            b_ring.at[stage], barrier)
+                            b_ring.at[stage], barrier, **multicast("m"))
 
   @pl.when(tile == last)
   def _drain():

@@ -119,14 +119,13 @@ class Plan:
     pipeline releases a stage once its step returns, so there each step
     waits for its own group. The ring holds a stage per group in flight,
     one fewer to load ahead: from four stages, over K-loops of four steps
-    or more. No clusters or K ranges (the ring multicasts nothing and runs
-    whole K). On an H200's float32 wild-tune shapes whose picks take it
+    or more. Not over K ranges (the ring runs whole K). On an H200's float32 wild-tune shapes whose picks take it
     (BUILD_NOTES.md), jax's pipeline took 1.01-1.10x its time over 8
     K-steps or more (3000x6144x24576: 2619 against 2384 us), 0.96-0.98x
     over 1 or 2; over three stages it lost (64x128x64/s3, 896x7168x2048:
     85.1 -> 92.2 us)."""
     c = self.config
-    return (self.a_in_registers and c.cluster_size == 1 and c.split_k == 1
+    return (self.a_in_registers and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
             and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
@@ -233,7 +232,7 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   (`flatten_ref_union`): TMA loads a plain 2-D box into the untiled view,
   from rows of any count (zeros past the edge), and wgmma reads the tiled
   one. Only where the kernel can own its ring (`Plan.owns_ring`: ping-pong,
-  or cooperative consumers without clusters or K ranges, whose plain wgmma
+  or cooperative consumers, without clusters or K ranges, whose plain wgmma
   K-steps it runs, on CTA tiles one TMA box can load; not float32's: the
   padded copy rounds a ragged A to TF32 as cuBLAS does, where wgmma would
   truncate it loaded as stored (as it does an aligned A): 1.6x jnp.matmul's
@@ -250,14 +249,16 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
 
 
 def _can_own_ring(config, dtype) -> bool:
-  """Whether the kernel can own its ring for config (`rows_untiled`):
-  ping-pong (never clustered or split into K ranges), or cooperative
-  consumers without either."""
+  """Whether the kernel can own its ring for config with edge tiles loaded
+  untiled or stored directly (`rows_untiled`, `stores_direct`): ping-pong
+  (never split into K ranges), or cooperative consumers without K ranges;
+  neither in clusters (not built there: clamped edge tiles would have to
+  clamp the cluster tile, and a multicast K-tile be split untiled)."""
   c = config
-  return c.ping_pong or (c.warp_specialized and c.cluster_size == 1
-                         and c.split_k == 1
-                         and max(c.cta_tile) <= _TMA_BOX_SPAN
-                         and jnp.dtype(dtype).itemsize <= 2)
+  return c.cluster_size == 1 and (
+      c.ping_pong or (c.warp_specialized and c.split_k == 1
+                      and max(c.cta_tile) <= _TMA_BOX_SPAN
+                      and jnp.dtype(dtype).itemsize <= 2))
 
 
 def stores_direct(config, dtype, out_dtype, m: int, n: int, *,

@@ -31,11 +31,8 @@ BAD_CONFIGS = [
     (dict(split_k=0), ValueError, "split_k must be positive"),
     (dict(ping_pong=True, warp_specialized=False), ValueError,
      "ping_pong=True needs warp_specialized=True"),
-    (dict(ping_pong=True, cluster_dimension="m"), ValueError,
-     "ping_pong=True runs without cluster_dimension; got"
-     " cluster_dimension='m'"),
     (dict(ping_pong=True, split_k=2), ValueError,
-     "ping_pong=True runs without split_k"),
+     "ping_pong=True runs without split_k; got split_k=2"),
     (dict(ping_pong=True, transposed=True), ValueError,
      "ping_pong=True runs without transposed"),
 ]

@@ -63,6 +63,12 @@ CONFIGS = [
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
                               max_concurrent_steps=2, ping_pong=True,
                               grid_tile_width=0, num_sms=2),
+    # Ping-pong in clusters along M: both CTAs' consumers take their tiles
+    # in step over one multicast ring; 130 rows leave the second CTA of the
+    # last cluster tile two rows.
+    pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
+                              max_concurrent_steps=3, ping_pong=True,
+                              cluster_dimension="m", num_sms=4),
     pallas_tiled.MosaicConfig(tile_m=64, tile_n=32, epi_tile_n=32,
                               warp_specialized=False, grid_minor_dim="m",
                               grid_tile_width=0, num_sms=2),
@@ -641,6 +647,19 @@ LOWERING_CASES = [
                    "cluster_block_id",
                    id=f"{_dtype_id(dtype)}-cluster-{cluster}")
       for dtype in (jnp.bfloat16, jnp.float32) for cluster in ("m", "n")),
+    # Ping-pong in clusters: the ring's multicast loads and cluster-wide
+    # consumed barriers.
+    *(pytest.param(dtype, "nn", 512,
+                   mosaic_config.fit_mosaic_config(
+                       _compiled_config(dtype, tile_m=128, tile_n=128,
+                                        max_concurrent_steps=5,
+                                        ping_pong=True,
+                                        cluster_dimension=cluster),
+                       dtype, dtype),
+                   None, "cluster_block_id",
+                   id=f"{_dtype_id(dtype)}-ping-pong-cluster-{cluster}")
+      for dtype, cluster in ((jnp.bfloat16, "m"), (jnp.float32, "m"),
+                             (jnp.bfloat16, "n"))),
     # K in ranges (float32 partial sums, an epilogue fitted to them), also
     # TF32 reading A through registers and storing transposed ("nn").
     *(pytest.param(dtype, layout, 256,
@@ -698,7 +717,7 @@ _IN_FLIGHT = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
                                      max_concurrent_steps=3), 1024, False,
                  id="three-stages"),
     pytest.param(dataclasses.replace(_IN_FLIGHT, cluster_dimension="m"),
-                 1024, False, id="cluster"),
+                 1024, True, id="cluster"),
     pytest.param(dataclasses.replace(_IN_FLIGHT, split_k=2), 1024, False,
                  id="k-ranges"),
     pytest.param(_IN_FLIGHT, 128, True, id="four-k-steps"),
@@ -706,8 +725,9 @@ _IN_FLIGHT = pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, tile_k=32,
 ])
 def test_tf32_registers_keep_a_group_in_flight(config, k, in_flight):
   """TF32's register path keeps one wgmma group in flight over the kernel's
-  own ring from four stages and four K-steps, without clusters or K ranges
-  (`plan.a_in_flight`; on an H200 it lost over three stages or two K-steps),
+  own ring from four stages and four K-steps, in clusters too, not over K
+  ranges (`plan.a_in_flight`; on an H200 it lost over three stages or two
+  K-steps),
   and lowers for CUDA on any machine: (2048, k) @ (k, 1024), run
   transposed."""
   config = mosaic_config.fit_mosaic_config(config, jnp.float32, jnp.float32)
