@@ -76,8 +76,10 @@ class MosaicConfig:
     ping-pong kernel). max_concurrent_steps K-tiles of either consumer's
     tiles share one ring (in a cluster, both CTAs' consumers take their
     tiles in step, and each stage holds the shared operand's K-tile
-    multicast to both). Needs warp specialization; not with split_k,
-    transposed or three-pass TF32.
+    multicast to both: on an H200, bfloat16 ping-pong tiles ran 0-11%
+    slower in clusters along M than alone, even along N, so the cost
+    model does not offer them; BUILD_NOTES.md). Needs warp
+    specialization; not with split_k, transposed or three-pass TF32.
   transposed: the kernel computes C^T = B^T A^T and stores each tile back
     transposed, so tile_m and tile_n tile N and M: M, often ragged (197 or
     257 rows per image), is then wgmma's N, whose tiles may be any multiple

@@ -119,11 +119,14 @@ class Plan:
     pipeline releases a stage once its step returns, so there each step
     waits for its own group. The ring holds a stage per group in flight,
     one fewer to load ahead: from four stages, over K-loops of four steps
-    or more. Not over K ranges (the ring runs whole K). On an H200's float32 wild-tune shapes whose picks take it
-    (BUILD_NOTES.md), jax's pipeline took 1.01-1.10x its time over 8
-    K-steps or more (3000x6144x24576: 2619 against 2384 us), 0.96-0.98x
-    over 1 or 2; over three stages it lost (64x128x64/s3, 896x7168x2048:
-    85.1 -> 92.2 us)."""
+    or more, in clusters too (the ring multicasts the shared operand), not
+    over K ranges (the ring runs whole K). On an H200's float32 wild-tune
+    shapes whose picks take it (BUILD_NOTES.md), jax's pipeline took
+    1.01-1.10x its time over 8 K-steps or more (3000x6144x24576: 2619
+    against 2384 us), 0.96-0.98x over 1 or 2; over three stages it lost
+    (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2 us); in clusters along M
+    (64x256x32/s4) 1.005-1.020x over 32-256 K-steps (4096^3: 358.3
+    against 351.9 us)."""
     c = self.config
     return (self.a_in_registers and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
