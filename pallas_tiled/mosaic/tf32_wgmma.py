@@ -104,14 +104,15 @@ def _rounded(value):
                          asm_dialect=0)
 
 
-def _barrier(values, constraint="r"):
-  """An LLVM optimization barrier: `values` are computed before what follows
-  (PTX wants every register write before the wgmma fence), and later code
-  reads the values it returns (CUTLASS's `warpgroup_fence_operand`)."""
+def _barrier(values, constraint="r", text=""):
+  """An LLVM optimization barrier around the PTX `text`: `values` are
+  computed before what follows (PTX wants every register write before the
+  wgmma fence), and later code reads the values it returns (CUTLASS's
+  `warpgroup_fence_operand`), after `text` has run."""
   kind = values[0].type
   n = len(values)
   out = llvm.inline_asm(
-      llvm.StructType.get_literal([kind] * n), values, "",
+      llvm.StructType.get_literal([kind] * n), values, text,
       ",".join([f"={constraint}"] * n + [str(i) for i in range(n)]),
       asm_dialect=0, has_side_effects=True)
   return [llvm.extractvalue(kind, out, [i]) for i in range(n)]
@@ -258,15 +259,7 @@ def settle(acc):
                                          layout=plgpu.Layout.WGMMA))
   def wait(ctx, acc):
     del ctx
-    regs = _scalars(acc)
-    count = len(regs)
-    f32 = ir.F32Type.get()
-    out = llvm.inline_asm(  # Tied: later code reads what the wait returns.
-        llvm.StructType.get_literal([f32] * count), regs,
-        "wgmma.wait_group.sync.aligned 0;",
-        ",".join(["=f"] * count + [str(i) for i in range(count)]),
-        asm_dialect=0, has_side_effects=True)
-    regs = [llvm.extractvalue(f32, out, [i]) for i in range(count)]
+    regs = _barrier(_scalars(acc), "f", "wgmma.wait_group.sync.aligned 0;")
     return _array(regs, acc.registers.shape).to_layout(fa.WGMMA_LAYOUT)
 
   return wait(acc)
