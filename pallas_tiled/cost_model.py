@@ -66,6 +66,7 @@ from pallas_tiled.triton import folding
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
+from pallas_tiled.triton.heuristics import reads_short_k_in_place
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
@@ -495,7 +496,8 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   coefficients (not Hopper, an uncalibrated dtype; float32 coefficients
   are TF32's, so not for another precision, which no candidate was timed
   with), or where a rule decides (float32 matrix-vector products:
-  `takes_vector_tiles`)."""
+  `takes_vector_tiles`; a short K of unaligned rows, read in place:
+  `reads_short_k_in_place`, whose config it returns)."""
   if not device.is_hopper():
     return None
   return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
@@ -513,6 +515,10 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
     return None
   if takes_vector_tiles(m, n, dtype):  # A rule, for accuracy, not speed.
     return None
+  if "triton" in backends and reads_short_k_in_place(m, n, k, dtype,
+                                                     precision):
+    # A rule: wild-tune holds no such product to fit the in-place reads on.
+    return default_tiled_config(m, n, k, dtype, precision)
   return _choose(m, n, k, dtype, precision, out_dtype, backends,
                  device_kind, num_sms)
 

@@ -4,6 +4,7 @@ measurements on an H200 (BUILD_NOTES.md)."""
 from __future__ import annotations
 
 from jax.experimental import pallas as pl
+import jax.numpy as jnp
 import numpy as np
 
 from pallas_tiled import config_checks
@@ -55,6 +56,40 @@ def takes_vector_tiles(m: int, n: int, dtype) -> bool:
   ran 0.79-0.93x as fast as the 16-row dot (bfloat16, BUILD_NOTES.md)."""
   return (np.dtype(dtype) == np.float32 and not validation.is_symbolic(m, n)
           and 1 in (m, n))
+
+
+def reads_short_k_in_place(m: int, n: int, k: int, dtype,
+                           precision=None) -> bool:
+  """Whether a product of K shorter than one 128-byte K-phase, with rows
+  that are not 16-byte multiples, reads them in place (`short_k_config`):
+  16-bit and float32 (TF32) outputs of more than 64 rows and columns, where
+  Mosaic's candidates are not offered (they would pad K to a K-tile). Each
+  program loads its strips once, so element loads cost less than the
+  aligned copies' launches: on an H200 (shapes in neither wild split,
+  BUILD_NOTES.md), 64x128 tiles read in place ran 0.94-1.08x jnp.matmul
+  where the aligned picks ran 0.61-0.78x (float32 700x4001x14 8.85 ->
+  5.74 us, 10000x7001x22 116.8 -> 96.6) and bfloat16's 0.83-0.86x
+  (3000x5003x30 21.5 -> 16.4 us). No wild-tune product is of this kind, so
+  this is a rule and not a fit."""
+  return (np.dtype(dtype) in (np.dtype(jnp.bfloat16), np.dtype(np.float16),
+                              np.dtype(np.float32))
+          and not validation.is_symbolic(m, n, k)
+          and min(m, n) > layouts.SKINNY_DIM
+          and k < layouts.swizzle_elements(dtype)
+          and layouts.has_unaligned_rows(n, k, dtype)
+          and (np.dtype(dtype) != np.float32
+               or validation.is_default(precision)))
+
+
+def short_k_config(k: int, dtype) -> TileConfig:
+  """`reads_short_k_in_place`'s tile: 64x128 over one K-phase as long as K
+  (16 to 64 elements), two stages, b as stored, unaligned rows read in
+  place. Of the short-K tiles read in place (128x128, 64x128, 128x64) it
+  was the fastest on 8 of 10 probe rows and within 5% on the others;
+  128x64 ran up to 1.5x slower on large outputs."""
+  return TileConfig(64, 128, fit_block(k, min_block_k(dtype),
+                                       layouts.swizzle_elements(dtype)),
+                    num_warps=4, num_stages=2, group_m=16)
 
 
 def vector_split(k: int, block_k: int, most: int) -> int:
@@ -115,12 +150,16 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
   * float64 (mma.sync, DMMA): `_float64_config`.
   * float32 matrix-vector products: vector tiles (`vector_config`).
+  * K shorter than one K-phase, rows unaligned: read in place
+    (`reads_short_k_in_place`).
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   if takes_vector_tiles(m, n, dtype):
     return vector_config(m, n, k)
   if np.dtype(dtype) == np.float64:
     return _float64_config(m, n, k)
+  if reads_short_k_in_place(m, n, k, dtype, precision):
+    return short_k_config(k, dtype)
   wide = np.dtype(dtype).itemsize == 4
   sm_count = device.sm_count()
   block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
+from pallas_tiled import cost_model
 from pallas_tiled.triton import config as triton_config
 from pallas_tiled.triton import folding
 from pallas_tiled.triton import heuristics as triton_heuristics
@@ -222,6 +223,32 @@ def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
   assert (two_stage == {(128, 128), (64, 128), (128, 64)}) == short
   assert not short or all(c.block_k == candidates[0].block_k for c in
                           candidates if c.num_stages == 2)
+
+
+@pytest.mark.parametrize("shape, dtype, precision, in_place", [
+    ((664, 3982, 14), jnp.float32, None, True),
+    ((700, 4001, 30), jnp.bfloat16, None, True),
+    ((700, 4000, 30), jnp.float16, None, True),  # a's rows: 60 bytes.
+    ((2048, 8960, 16), jnp.bfloat16, None, False),  # Aligned rows.
+    ((664, 3982, 32), jnp.float32, None, False),  # One whole K-tile.
+    ((40, 3982, 14), jnp.float32, None, False),  # Decode: its own set.
+    ((664, 3982, 14), jnp.float32, lax.Precision.HIGHEST, False),
+    ((664, 3982, 14), helpers.FLOAT8, None, False),  # Not measured.
+], ids=["f32", "bf16", "f16-a-unaligned", "aligned", "k-tile", "decode",
+        "f32-highest", "f8"])
+def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
+  """A K shorter than one K-phase with unaligned rows: the heuristic, the
+  cost model and the autotuner's first candidate read them in place
+  through 64x128 tiles (a rule: no wild-tune product is of this kind)."""
+  assert triton_heuristics.reads_short_k_in_place(
+      *shape, dtype, precision) == in_place
+  picked = triton_heuristics.default_tiled_config(*shape, dtype, precision)
+  rule = triton_heuristics.short_k_config(shape[2], dtype)
+  assert (picked == rule) == in_place
+  if in_place:
+    assert not picked.align_operands and not picked.k_major_b
+    assert cost_model.choose_on("NVIDIA H200", 132, *shape, dtype) == rule
+    assert pallas_tiled.candidate_configs(*shape, dtype)[0] == rule
 
 
 @pytest.mark.parametrize("n, as_stored", [(32, True), (30, False)],

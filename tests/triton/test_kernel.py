@@ -96,6 +96,10 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                              group_m=16), jnp.float32),
     ((130, 8, 300), pallas_tiled.TileConfig(64, 16, 64, split_k=4),
      jnp.float32),
+    # float32 of a short K with unaligned rows (K = 14, N = 301) read in
+    # place, as `reads_short_k_in_place` picks.
+    ((130, 301, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
+                                             group_m=16), jnp.float32),
     # float8 short K (14, unaligned rows) read in place, b as stored.
     ((130, 300, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
                                              group_m=16), jnp.float8_e4m3fn),
@@ -115,7 +119,7 @@ def test_transposed_operand_kernels(config, transposes, rng):
      jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
-        "skinny-n-f32-b-as-stored", "short-k-f8-in-place",
+        "skinny-n-f32-b-as-stored", "short-k-f32-in-place", "short-k-f8-in-place",
         "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4",
         "decode-64-rows-f8-upcast-sk16"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
