@@ -66,7 +66,7 @@ def reads_short_k_in_place(m: int, n: int, k: int, dtype,
   Mosaic's candidates are not offered (they would pad K to a K-tile). Each
   program loads its strips once, so element loads cost less than the
   aligned copies' launches: on an H200 (shapes in neither wild split,
-  BUILD_NOTES.md), 64x128 tiles read in place ran 0.94-1.08x jnp.matmul
+  BUILD_NOTES.md), 64x128 tiles read in place ran 0.94-1.09x jnp.matmul
   where the aligned picks ran 0.61-0.78x (float32 700x4001x14 8.85 ->
   5.74 us, 10000x7001x22 116.8 -> 96.6) and bfloat16's 0.83-0.86x
   (3000x5003x30 21.5 -> 16.4 us). No wild-tune product is of this kind, so
