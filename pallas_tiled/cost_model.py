@@ -67,6 +67,7 @@ from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
 from pallas_tiled.triton.heuristics import reads_short_k_in_place
+from pallas_tiled.triton.heuristics import short_k_config
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
@@ -518,7 +519,7 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
   if "triton" in backends and reads_short_k_in_place(m, n, k, dtype,
                                                      precision):
     # A rule: wild-tune holds no such product to fit the in-place reads on.
-    return default_tiled_config(m, n, k, dtype, precision)
+    return short_k_config(k, dtype)
   return _choose(m, n, k, dtype, precision, out_dtype, backends,
                  device_kind, num_sms)
 

@@ -119,7 +119,8 @@ def test_transposed_operand_kernels(config, transposes, rng):
      jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
-        "skinny-n-f32-b-as-stored", "short-k-f32-in-place", "short-k-f8-in-place",
+        "skinny-n-f32-b-as-stored", "short-k-f32-in-place",
+        "short-k-f8-in-place",
         "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4",
         "decode-64-rows-f8-upcast-sk16"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
