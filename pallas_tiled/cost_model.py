@@ -107,6 +107,12 @@ _SPLIT_K_MAX_TILES_PER_SM = 1.0
 # 256x1152x6912, 384x1024x8192 and 768x768x8192 6-21% faster.
 _MOSAIC_MIN_SPLIT_K_TILES = {"float32": 0, "float8_e4m3fn": 0}
 _MOSAIC_DEFAULT_MIN_SPLIT_K_TILES = 96
+# ...and at any K where even 128x64 CTA tiles, unsplit, would fill at most
+# this share of the SMs: on 5 H200 probe shapes in neither split (16-bit,
+# 24-64 such tiles, K = 3072-5632) the model's K-range picks ran 1.00-1.22x
+# the picks without them; the one wild-tune product the bound itself keeps
+# from ranges, 128x5120x5120 (80 such tiles), is the known loss above.
+_FEW_TILES_SM_SHARE = 0.5
 # float32 outputs of more rows than this get Mosaic's candidates
 # (`_mosaic_offered`).
 _MOSAIC_MIN_F32_ROWS = 32
@@ -121,8 +127,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   256-byte K-tile variant of the widest; ping-pong consumers
   (`ping_pong_variants`: a tile's store overlaps the other consumer's
   wgmmas); where ranges fill the SMs' rounds better (`k_range_variants`)
-  and, for 16-bit inputs, K is long (`_MOSAIC_MIN_SPLIT_K_TILES`), the
-  128x256 and 128x128 tiles over K ranges; for
+  and, for 16-bit inputs, K is long (`_MOSAIC_MIN_SPLIT_K_TILES`) or the
+  output has few tiles (`_FEW_TILES_SM_SHARE`), the 128x256 and 128x128
+  tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`); for float32,
   the 128x128 tile over three 256-byte K-tiles."""
@@ -168,7 +175,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   min_tiles = _MOSAIC_MIN_SPLIT_K_TILES.get(
       jnp.dtype(dtype).name, _MOSAIC_DEFAULT_MIN_SPLIT_K_TILES)
-  if k >= min_tiles * layouts.swizzle_elements(dtype):
+  few_tiles = (pl.cdiv(m, 128) * pl.cdiv(n, 64)
+               <= _FEW_TILES_SM_SHARE * base["num_sms"])
+  if few_tiles or k >= min_tiles * layouts.swizzle_elements(dtype):
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
   configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
@@ -516,8 +525,8 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
     return None
   if takes_vector_tiles(m, n, dtype):  # A rule, for accuracy, not speed.
     return None
-  if "triton" in backends and reads_short_k_in_place(m, n, k, dtype,
-                                                     precision):
+  if "triton" in backends and reads_short_k_in_place(
+      m, n, k, dtype, precision, num_sms=num_sms):
     # A rule: wild-tune holds no such product to fit the in-place reads on.
     return short_k_config(k, dtype)
   return _choose(m, n, k, dtype, precision, out_dtype, backends,

@@ -220,21 +220,26 @@ def test_mosaic_k_ranges_share_their_tile_class(hopper):
     "dtype, shape, offered",
     # wild-tune shapes, on an H200: 128x2304x768 1.33x jnp.matmul over 3
     # ranges, 0.89x unsplit; 384x1024x8192 15.3 us over 4 ranges, 18.1 us
-    # unsplit; 128x5120x5120 lost to the unsplit 128x64 CTA tile.
+    # unsplit; 128x5120x5120 (80 CTA tiles of 128x64) lost to the unsplit
+    # 128x64 CTA tile. 192x1536x4096 (48 of them; an H200 probe shape in
+    # neither split): 4 ranges of 128x128 ran 10.6 us, the unsplit pick 13.0.
     [(jnp.float32, (128, 2304, 768), True),
      (jnp.float8_e4m3fn, (384, 1024, 8192), True),
      (jnp.bfloat16, (128, 5120, 5120), False),
-     (jnp.float16, (128, 5120, 5120), False)],
-    ids=["float32", "float8", "bfloat16", "float16"])
-def test_short_k_ranges_for_float32_and_float8_only(hopper, dtype, shape,
-                                                    offered):
+     (jnp.float16, (128, 5120, 5120), False),
+     (jnp.bfloat16, (192, 1536, 4096), True)],
+    ids=["float32", "float8", "bfloat16", "float16", "bfloat16-few-tiles"])
+def test_short_k_ranges_for_float32_float8_and_few_tiles(hopper, dtype, shape,
+                                                         offered):
   """Below 96 K-tiles, float32 and float8 products of few CTA tiles get
-  Mosaic's K ranges (and the model takes them); 16-bit ones do not."""
+  Mosaic's K ranges (and the model takes them); 16-bit ones only where
+  even unsplit 128x64 CTA tiles would leave half the SMs idle."""
   hopper()
   splits = [c for c in cost_model.model_candidates(*shape, dtype)
             if c.backend == "mosaic" and c.split_k > 1]
   assert bool(splits) == offered
-  assert (cost_model.choose(*shape, dtype).split_k > 1) == offered
+  chosen = cost_model.choose(*shape, dtype)
+  assert (chosen.split_k > 1 and chosen.backend == "mosaic") == offered
 
 
 @pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float32,

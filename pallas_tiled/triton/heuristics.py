@@ -58,42 +58,72 @@ def takes_vector_tiles(m: int, n: int, dtype) -> bool:
           and 1 in (m, n))
 
 
-# The dtypes `reads_short_k_in_place` was measured on (float8 was not
-# faster in place).
+# The dtypes `reads_short_k_in_place` takes at any K shorter than one
+# 128-byte K-phase (float8 was not faster in place on large outputs).
 _SHORT_K_IN_PLACE_DTYPES = tuple(map(np.dtype, (jnp.bfloat16, jnp.float16,
                                                 jnp.float32)))
+# A small product's K, read in place: up to two 256-byte K-phases in 16-bit
+# and float32 (float32's 64x128 tiles over three or four ran 2.4-3.2x
+# slower than the pick); float8 from K = 64 (where Mosaic's candidates begin) to one
+# K-phase. "Small": its 64x128 tiles fill at most this many rounds of the
+# SMs (the probe's largest output, 1000x3001, fills 2.9 on 132 SMs).
+_SMALL_K_BYTES = 512
+_SMALL_K_FLOAT8_MIN = 64
+_SMALL_OUTPUT_ROUNDS = 3
 
 
-def reads_short_k_in_place(m: int, n: int, k: int, dtype,
-                           precision=None) -> bool:
-  """Whether a product of K shorter than one 128-byte K-phase, with rows
-  that are not 16-byte multiples, reads them in place (`short_k_config`):
-  16-bit and float32 (TF32) outputs of more than 64 rows and columns, where
-  Mosaic's candidates are not offered (they would pad K to a K-tile). Each
-  program loads its strips once, so element loads cost less than the
-  aligned copies' launches: on an H200 (shapes in neither wild split,
+def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
+                           num_sms: int | None = None) -> bool:
+  """Whether a product of a short K, with rows that are not 16-byte
+  multiples, reads them in place (`short_k_config`) instead of behind
+  aligned copies: outputs of more than 64 rows and columns, and a K
+  (1) shorter than one 128-byte K-phase, in 16-bit and float32 (TF32),
+  where Mosaic's candidates are not offered (they would pad K to a
+  K-tile). Each program loads its strips once, so element loads cost less
+  than the copies' launches: on an H200 (shapes in neither wild split,
   BUILD_NOTES.md), 64x128 tiles read in place ran 0.94-1.09x jnp.matmul
   where the aligned picks ran 0.61-0.78x (float32 700x4001x14 8.85 ->
   5.74 us, 10000x7001x22 116.8 -> 96.6) and bfloat16's 0.83-0.86x
-  (3000x5003x30 21.5 -> 16.4 us). No wild-tune product is of this kind, so
-  this is a rule and not a fit."""
-  return (np.dtype(dtype) in _SHORT_K_IN_PLACE_DTYPES
-          and not validation.is_symbolic(m, n, k)
-          and not layouts.is_skinny(m, n)
-          and k < layouts.swizzle_elements(dtype)
-          and layouts.has_unaligned_rows(n, k, dtype)
-          and (np.dtype(dtype) != np.float32
-               or validation.is_default(precision)))
+  (3000x5003x30 21.5 -> 16.4 us); or (2) of a small product
+  (`_SMALL_OUTPUT_ROUNDS`) up to 512 bytes (float8: 64 to 127 elements),
+  where the model's picks wait on copies or pipeline fills longer than
+  the product: on 7 H200 probe shapes in neither split (120x5001x75 to
+  1000x3001x110), the in-place tiles ran 1.08-1.37x faster than the pick
+  in bfloat16 (jnp.matmul's speed in geomean, the picks 0.86x), float32's
+  (K <= 128) 1.33-1.89x (1.05x jnp.matmul, the picks 0.66x), float8's
+  (K < 128) 1.21x in geomean (BUILD_NOTES.md). No wild-tune product is of
+  either kind, so this is a rule and not a fit."""
+  dtype = np.dtype(dtype)
+  if (validation.is_symbolic(m, n, k) or layouts.is_skinny(m, n)
+      or not layouts.has_unaligned_rows(n, k, dtype)
+      or (dtype == np.float32 and not validation.is_default(precision))):
+    return False
+  phase = layouts.swizzle_elements(dtype)
+  if dtype in _SHORT_K_IN_PLACE_DTYPES and k < phase:
+    return True
+  if dtype == np.dtype(jnp.float8_e4m3fn):
+    small_k = _SMALL_K_FLOAT8_MIN <= k < phase
+  else:
+    small_k = (dtype in _SHORT_K_IN_PLACE_DTYPES
+               and k * dtype.itemsize <= _SMALL_K_BYTES)
+  rounds = pl.cdiv(m, 64) * pl.cdiv(n, 128) / (num_sms or device.sm_count())
+  return small_k and rounds <= _SMALL_OUTPUT_ROUNDS
 
 
 def short_k_config(k: int, dtype) -> TileConfig:
-  """`reads_short_k_in_place`'s tile: 64x128 over one K-phase as long as K
-  (16 to 64 elements), two stages, b as stored, unaligned rows read in
-  place. Of the short-K tiles read in place (128x128, 64x128, 128x64) it
-  was the fastest on 8 of 10 probe rows and within 5% on the others;
-  128x64 ran up to 1.5x slower on large outputs."""
-  return TileConfig(64, 128, fit_block(k, min_block_k(dtype),
-                                       layouts.swizzle_elements(dtype)),
+  """`reads_short_k_in_place`'s tile, b as stored, unaligned rows read in
+  place: 64x128 over one K-phase as long as K (16 to 64 elements), two
+  stages, where K is shorter than a 128-byte K-phase (of the tiles read in
+  place, 128x128, 64x128 and 128x64, the fastest on 8 of 10 probe rows and
+  within 5% on the others; 128x64 ran up to 1.5x slower on large
+  outputs); over 256-byte K-phases for a longer K (of nine tiles on the
+  small-product probe the fastest in geomean, the only one never slower
+  than the pick); float8's 64x64 over one 128-byte K-phase (1.21x the pick
+  in geomean, 64x128 1.17x)."""
+  phase = layouts.swizzle_elements(dtype)
+  if np.dtype(dtype) == np.dtype(jnp.float8_e4m3fn):
+    return TileConfig(64, 64, phase, num_warps=4, num_stages=4, group_m=16)
+  return TileConfig(64, 128, fit_block(k, min_block_k(dtype), 2 * phase),
                     num_warps=4, num_stages=2, group_m=16)
 
 
@@ -155,8 +185,8 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
   * float64 (mma.sync, DMMA): `_float64_config`.
   * float32 matrix-vector products: vector tiles (`vector_config`).
-  * K shorter than one K-phase, rows unaligned: read in place
-    (`reads_short_k_in_place`).
+  * K shorter than one K-phase (or, for small products, up to 512 bytes),
+    rows unaligned: read in place (`reads_short_k_in_place`).
   See BUILD_NOTES.md for the numbers; the H200 table overrides this.
   """
   if takes_vector_tiles(m, n, dtype):

@@ -230,16 +230,25 @@ def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
     ((700, 4001, 30), jnp.bfloat16, None, True),
     ((700, 4000, 30), jnp.float16, None, True),  # a's rows: 60 bytes.
     ((2048, 8960, 16), jnp.bfloat16, None, False),  # Aligned rows.
-    ((664, 3982, 32), jnp.float32, None, False),  # One whole K-tile.
     ((40, 3982, 14), jnp.float32, None, False),  # Decode: its own set.
     ((664, 3982, 14), jnp.float32, lax.Precision.HIGHEST, False),
     ((664, 3982, 14), helpers.FLOAT8, None, False),  # Not measured.
-], ids=["f32", "bf16", "f16-a-unaligned", "aligned", "k-tile", "decode",
-        "f32-highest", "f8"])
+    # A small product (64x128 tiles in at most 3 rounds of 132 SMs) of K up
+    # to 512 bytes; float8 from K = 64 to one 128-byte K-phase.
+    ((250, 1999, 200), jnp.bfloat16, None, True),
+    ((1000, 3001, 110), jnp.float32, None, True),
+    ((250, 1999, 200), jnp.float32, None, False),  # 800 bytes.
+    ((150, 2501, 120), helpers.FLOAT8, None, True),
+    ((150, 2501, 130), helpers.FLOAT8, None, False),  # Past one K-phase.
+    ((1500, 3001, 110), jnp.bfloat16, None, False),  # 4.4 rounds.
+], ids=["f32", "bf16", "f16-a-unaligned", "aligned", "decode",
+        "f32-highest", "f8", "small-bf16", "small-f32", "small-f32-long-k",
+        "small-f8", "small-f8-long-k", "small-bf16-large-output"])
 def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
-  """A K shorter than one K-phase with unaligned rows: the heuristic, the
-  cost model and the autotuner's first candidate read them in place
-  through 64x128 tiles (a rule: no wild-tune product is of this kind)."""
+  """A K shorter than one K-phase with unaligned rows, or a small product's
+  short K: the heuristic, the cost model and the autotuner's first
+  candidate read them in place (a rule: no wild-tune product is of this
+  kind)."""
   assert triton_heuristics.reads_short_k_in_place(
       *shape, dtype, precision) == in_place
   picked = triton_heuristics.default_tiled_config(*shape, dtype, precision)

@@ -117,12 +117,22 @@ def test_transposed_operand_kernels(config, transposes, rng):
     ((41, 130, 1001), pallas_tiled.TileConfig(64, 64, 128, split_k=16,
                                               upcast=True),
      jnp.float8_e4m3fn),
+    # A small product's short K read in place, as `short_k_config` picks:
+    # 256-byte K-phases, the last partial (float32 K = 100: 64 + 36;
+    # bfloat16 K = 200: 128 + 72); float8's 64x64 over one masked phase.
+    ((130, 301, 100), pallas_tiled.TileConfig(64, 128, 64, num_stages=2,
+                                              group_m=16), jnp.float32),
+    ((130, 301, 200), pallas_tiled.TileConfig(64, 128, 128, num_stages=2,
+                                              group_m=16), jnp.bfloat16),
+    ((130, 301, 100), pallas_tiled.TileConfig(64, 64, 128, group_m=16),
+     jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
         "skinny-n-f32-b-as-stored", "short-k-f32-in-place",
-        "short-k-f8-in-place",
-        "skinny-n-f8-upcast-sk2", "decode-f8-upcast-sk4",
-        "decode-64-rows-f8-upcast-sk16"])
+        "short-k-f8-in-place", "skinny-n-f8-upcast-sk2",
+        "decode-f8-upcast-sk4", "decode-64-rows-f8-upcast-sk16",
+        "small-k-f32-in-place", "small-k-bf16-in-place",
+        "small-k-f8-in-place"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
