@@ -3,6 +3,8 @@ measurements on an H200 (BUILD_NOTES.md)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
@@ -125,6 +127,35 @@ def short_k_config(k: int, dtype) -> TileConfig:
     return TileConfig(64, 64, phase, num_warps=4, num_stages=4, group_m=16)
   return TileConfig(64, 128, fit_block(k, min_block_k(dtype), 2 * phase),
                     num_warps=4, num_stages=2, group_m=16)
+
+
+# A float32 Triton grid of at most this many rounds of programs over the SMs
+# (and more than one) runs its tail round with too few SMs to stream b.
+_SHORT_TAIL_ROUNDS = 1.25
+
+
+def shortens_tail(config: TileConfig, m: int, n: int, dtype,
+                  num_sms: int) -> TileConfig:
+  """`config` over three stages instead of four where it is a float32 (TF32)
+  tile of up to 32 rows whose programs overflow one round of the SMs by at
+  most a quarter: a 4-stage 32x128x64 tile (160 KiB of shared memory) runs
+  one program an SM, so the few programs past the first round stream b in
+  a second round of a few SMs, too few to stream b at HBM's rate; over
+  three stages such grids ran as if the tail shared the first round
+  (whether Triton then fits two programs an SM was not checked). On an H200 (BUILD_NOTES.md; shapes
+  in neither split), 32x17000x5000 (133 programs), 32x18000x4096 (141) and
+  24x17920x5120 (140) ran 1.29-1.31x faster over three stages; at 71 and
+  224 programs 2-4% slower, where no short tail starves the stream. The
+  model prices waves of one program an SM, so it cannot see this, and no
+  wild-tune product has such a tail: a rule."""
+  if (np.dtype(dtype) != np.float32 or config.block_m > 32
+      or config.num_stages != 4):
+    return config
+  rounds = (pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n)
+            * config.split_k / num_sms)
+  if 1 < rounds <= _SHORT_TAIL_ROUNDS:
+    return dataclasses.replace(config, num_stages=3)
+  return config
 
 
 def vector_split(k: int, block_k: int, most: int) -> int:
