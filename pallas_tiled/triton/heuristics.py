@@ -66,9 +66,10 @@ _SHORT_K_IN_PLACE_DTYPES = tuple(map(np.dtype, (jnp.bfloat16, jnp.float16,
                                                 jnp.float32)))
 # A small product's K, read in place: up to two 256-byte K-phases in 16-bit
 # and float32 (float32's 64x128 tiles over three or four ran 2.4-3.2x
-# slower than the pick); float8 from K = 64 (where Mosaic's candidates begin) to one
-# K-phase. "Small": its 64x128 tiles fill at most this many rounds of the
-# SMs (the probe's largest output, 1000x3001, fills 2.9 on 132 SMs).
+# slower than the pick); float8 from K = 64 (where Mosaic's candidates
+# begin) to one K-phase. "Small": its 64x128 tiles fill at most this many
+# rounds of the SMs (the probe's largest output, 1000x3001, fills 2.9 on
+# 132 SMs).
 _SMALL_K_BYTES = 512
 _SMALL_K_FLOAT8_MIN = 64
 _SMALL_OUTPUT_ROUNDS = 3
@@ -142,14 +143,15 @@ def shortens_tail(config: TileConfig, m: int, n: int, dtype,
   one program an SM, so the few programs past the first round stream b in
   a second round of a few SMs, too few to stream b at HBM's rate; over
   three stages such grids ran as if the tail shared the first round
-  (whether Triton then fits two programs an SM was not checked). On an H200 (BUILD_NOTES.md; shapes
-  in neither split), 32x17000x5000 (133 programs), 32x18000x4096 (141) and
-  24x17920x5120 (140) ran 1.29-1.31x faster over three stages; at 71 and
-  224 programs 2-4% slower, where no short tail starves the stream. The
-  model prices waves of one program an SM, so it cannot see this, and no
-  wild-tune product has such a tail: a rule."""
+  (whether Triton then fits two programs an SM was not checked). On an
+  H200 (BUILD_NOTES.md; shapes in neither split), 32x17000x5000 (133
+  programs), 32x18000x4096 (141) and 24x17920x5120 (140) ran 1.29-1.31x
+  faster over three stages; at 71 and 224 programs 2-4% slower, where no
+  short tail starves the stream. The model prices waves of one program an
+  SM, so it cannot see this, and no wild-tune product has such a tail: a
+  rule. Folded products (another grid) keep their stages."""
   if (np.dtype(dtype) != np.float32 or config.block_m > 32
-      or config.num_stages != 4):
+      or config.num_stages != 4 or config.fold_b):
     return config
   rounds = (pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n)
             * config.split_k / num_sms)
