@@ -40,7 +40,6 @@ from absl import flags
 from absl import logging
 import jax
 from jax import lax
-from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
 
@@ -392,8 +391,7 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
             interpret=bool(interpret) and base not in ("xla", JAX_EXAMPLE),
             sustain_s=_SUSTAIN.value)
   if isinstance(config, pallas_tiled.TileConfig):
-    row.num_programs = (problem.batch * pl.cdiv(m, config.block_m)
-                        * pl.cdiv(n, config.block_n) * config.split_k)
+    row.num_programs = problem.batch * config.num_programs(m, n)
   elif config is not None:  # Mosaic: one persistent program per SM.
     row.num_programs = config.num_sms
   if base == "tiled":  # The naive kernel stages nothing in shared memory.

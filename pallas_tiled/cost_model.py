@@ -117,9 +117,6 @@ _FEW_TILES_SM_SHARE = 0.5
 # float32 outputs of more rows than this get Mosaic's candidates
 # (`_mosaic_offered`).
 _MOSAIC_MIN_F32_ROWS = 32
-# float8 gets Mosaic's candidates from this K (`_mosaic_offered`), over
-# K-tiles narrowed to K (`layouts.k_tile_elements`).
-_MOSAIC_MIN_FLOAT8_K = 64
 
 
 def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
@@ -266,7 +263,8 @@ def _mosaic_offered(m, n, k, dtype) -> bool:
   K-tiles, lost to Triton on all three shapes, 0.55-1.16x against
   0.92-1.53x)."""
   float8 = jnp.dtype(dtype) == jnp.float8_e4m3fn
-  min_k = _MOSAIC_MIN_FLOAT8_K if float8 else layouts.swizzle_elements(dtype)
+  min_k = (layouts.MOSAIC_MIN_FLOAT8_K if float8
+           else layouts.swizzle_elements(dtype))
   return n >= 128 and k >= min_k and (
       m >= 128 or (m > _MOSAIC_MIN_F32_ROWS
                    and jnp.dtype(dtype) == jnp.float32))
@@ -390,8 +388,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
       m = config.block_m if folding.windowed(config, m, fold) else fold * m
       n, k = fold * n, k // fold
     split = config.split_k
-    tiles = pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n) * split
-    waves = pl.cdiv(tiles, num_sms)
+    waves = pl.cdiv(config.num_programs(m, n), num_sms)
     k_tile, aligned = pl.cdiv(k, split), config.align_operands
     # The operands whose rows are not 16-byte multiples (b's are K long
     # where it is K-major): aligning pads them, else they are read in place.

@@ -52,6 +52,12 @@ def swizzle_elements(dtype) -> int:
   return rows_alignment(dtype, SWIZZLE_BYTES)
 
 
+# float8 products get Mosaic's candidates from this K, over K-tiles narrowed
+# to K (`k_tile_elements`; `cost_model._mosaic_offered`), and Triton's
+# in-place small-K tile below one K-phase (`heuristics.reads_short_k_in_place`).
+MOSAIC_MIN_FLOAT8_K = 64
+
+
 def k_tile_elements(k: int, dtype) -> int:
   """The Mosaic kernel's K-tile for a product of depth `k`: SWIZZLE_BYTES of
   `dtype`, or where K is shorter the widest power-of-two width it holds, down

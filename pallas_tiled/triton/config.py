@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from jax.experimental import pallas as pl
 import jax.numpy as jnp
 import numpy as np
 
@@ -141,6 +142,11 @@ class TileConfig:
           f"config label {label!r} is not BMxBNxBK[/wW][/sS][/gG][/skS]"
           f"[/kmajor][/align][/up][/fold]: {e}") from None
     return cls(block_m, block_n, block_k, **kwargs)
+
+  def num_programs(self, m: int, n: int) -> int:
+    """Programs of the grid over one (m, n) output: its tiles, each once
+    per K range."""
+    return pl.cdiv(m, self.block_m) * pl.cdiv(n, self.block_n) * self.split_k
 
   def shared_memory_bytes(self, dtype, out_dtype=None) -> int:
     """Estimated shared memory per program: num_stages staged (A, B) K-tiles,

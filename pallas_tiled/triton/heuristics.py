@@ -66,12 +66,11 @@ _SHORT_K_IN_PLACE_DTYPES = tuple(map(np.dtype, (jnp.bfloat16, jnp.float16,
                                                 jnp.float32)))
 # A small product's K, read in place: up to two 256-byte K-phases in 16-bit
 # and float32 (float32's 64x128 tiles over three or four ran 2.4-3.2x
-# slower than the pick); float8 from K = 64 (where Mosaic's candidates
-# begin) to one K-phase. "Small": its 64x128 tiles fill at most this many
-# rounds of the SMs (the probe's largest output, 1000x3001, fills 2.9 on
-# 132 SMs).
+# slower than the pick); float8 from where Mosaic's candidates begin
+# (`layouts.MOSAIC_MIN_FLOAT8_K`) to one K-phase. "Small": its 64x128 tiles
+# fill at most this many rounds of the SMs (the probe's largest output,
+# 1000x3001, fills 2.9 on 132 SMs).
 _SMALL_K_BYTES = 512
-_SMALL_K_FLOAT8_MIN = 64
 _SMALL_OUTPUT_ROUNDS = 3
 
 
@@ -105,7 +104,7 @@ def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
   if dtype in _SHORT_K_IN_PLACE_DTYPES and k < phase:
     return True
   if dtype == np.dtype(jnp.float8_e4m3fn):
-    small_k = _SMALL_K_FLOAT8_MIN <= k < phase
+    small_k = layouts.MOSAIC_MIN_FLOAT8_K <= k < phase
   else:
     small_k = (dtype in _SHORT_K_IN_PLACE_DTYPES
                and k * dtype.itemsize <= _SMALL_K_BYTES)
@@ -153,8 +152,7 @@ def shortens_tail(config: TileConfig, m: int, n: int, dtype,
   if (np.dtype(dtype) != np.float32 or config.block_m > 32
       or config.num_stages != 4 or config.fold_b):
     return config
-  rounds = (pl.cdiv(m, config.block_m) * pl.cdiv(n, config.block_n)
-            * config.split_k / num_sms)
+  rounds = config.num_programs(m, n) / num_sms
   if 1 < rounds <= _SHORT_TAIL_ROUNDS:
     return dataclasses.replace(config, num_stages=3)
   return config
