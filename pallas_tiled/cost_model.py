@@ -413,7 +413,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
     # float32 partial sums added after: of K ranges, or a folded product's
     # kept rows (of the original a, each folded column's own).
     partial_sums = (split > 1 or fold > 1) * rows * n * split * 4
-    if fold > 1:
+    if fold > 1 and rows > 1:  # One row's regrouped a is a view.
       aligned_bytes, copies = aligned_bytes + a_bytes, copies + 1
   shared = (1.0, partial_sums / 1e6,
             aligned_bytes * itemsize / 1e6,

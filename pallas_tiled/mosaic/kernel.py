@@ -46,7 +46,7 @@ from pallas_tiled import vma
 from pallas_tiled.mosaic import epilogue
 from pallas_tiled.mosaic import heuristics
 from pallas_tiled.mosaic import plan as plan_lib
-from pallas_tiled.mosaic import relayout
+from pallas_tiled import relayout
 from pallas_tiled.mosaic import tf32_wgmma
 from pallas_tiled.mosaic.config import MOSAIC_DIMS
 

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from pallas_tiled import batching
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import direct_store
-from pallas_tiled.mosaic import relayout
+from pallas_tiled import relayout
 from pallas_tiled.mosaic import tf32_wgmma
 from pallas_tiled.mosaic import tf32x3
 from pallas_tiled.mosaic.config import fits_shared_memory

@@ -7,7 +7,7 @@ of b before a product that reads it once. But `fold` consecutive rows,
 fold = 16 / gcd(16, N * itemsize), are a 16-byte multiple: b viewed as
 (K / fold, fold * N), a free reshape, has aligned rows. Its column c holds,
 in row j, b[j * fold + c // N, c % N]. With a's columns regrouped alike (a
-small XLA copy of a),
+small XLA copy of a; of one row, a free reshape read as a transposed a),
 
   a_folded[g * M + i, j] = a[i, j * fold + g]       ((fold * M, K / fold)),
 
@@ -80,15 +80,18 @@ def fold_operands(a, b, problem: batching.BatchedProblem, fold: int,
   fold group takes `group_rows` rows of a_folded: M, or a window's (zeros
   past M)."""
   p = problem
-  if p.transpose_a:
-    a = jnp.swapaxes(a, 1, 2)
   batches = a.shape[0]
-  a = a.reshape(batches, p.m, p.k // fold, fold).transpose(0, 3, 1, 2)
-  a = jnp.pad(a, ((0, 0), (0, 0), (0, group_rows - p.m), (0, 0)))
-  a = a.reshape(batches, fold * group_rows, p.k // fold)
   b = b.reshape(b.shape[0], p.k // fold, fold * p.n)
   folded = dataclasses.replace(p, m=fold * group_rows, n=fold * p.n,
                                k=p.k // fold, transpose_a=False)
+  if p.m == group_rows == 1:  # a_folded^T is a's (K / fold, fold) view.
+    a = a.reshape(batches, p.k // fold, fold)
+    return a, b, dataclasses.replace(folded, transpose_a=True)
+  if p.transpose_a:
+    a = jnp.swapaxes(a, 1, 2)
+  a = a.reshape(batches, p.m, p.k // fold, fold).transpose(0, 3, 1, 2)
+  a = jnp.pad(a, ((0, 0), (0, 0), (0, group_rows - p.m), (0, 0)))
+  a = a.reshape(batches, fold * group_rows, p.k // fold)
   return a, b, folded
 
 

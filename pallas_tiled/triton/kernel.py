@@ -30,7 +30,8 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
 * Boundaries: any M, N and K. Out-of-range rows, columns and the partial last
   K-phase are zero-filled by masked loads, so they add nothing; edge output
   tiles are stored with a mask. Operands are copied (transposed, or padded to
-  16-byte rows) only where the config asks for it; the output never is.
+  16-byte rows; both in one launch, `relayout.py`) only where the config
+  asks for it; the output never is.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from pallas_tiled import cost_model
 from pallas_tiled import dtypes
 from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import layouts
+from pallas_tiled import relayout
 from pallas_tiled import validation
 from pallas_tiled import vma
 from pallas_tiled.triton import folding
@@ -195,19 +197,25 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
                 masking.tile_mask(row_mask, col_mask))
 
 
-def _aligned(a, b, problem):
-  """Zero-pads each operand's rows to 16-byte multiples (`layouts.row_pads`);
-  returns them and the padded K."""
+def _staged(a, b, problem, *, k_major_b, align, interpret):
+  """The operands as the config stages them, in one copy launch where any
+  (`relayout.relayout_all`, as Mosaic's): b transposed K-major where
+  `k_major_b`, each operand's rows zero-padded to 16-byte multiples
+  (`layouts.row_pads`) where `align`. Returns them and the padded K."""
   p = problem
-  pads = layouts.row_pads(p.m, p.n, p.k, a.dtype, transpose_a=p.transpose_a,
-                          transpose_b=p.transpose_b)
+  pads = (layouts.row_pads(p.m, p.n, p.k, a.dtype, transpose_a=p.transpose_a,
+                           transpose_b=p.transpose_b) if align
+          else layouts.RowPads(a=(0, 0), b=(0, 0), k=0))
 
-  def pad(x, widths):  # Zeros after the last two axes; no op where none.
-    if not any(widths):
-      return x
-    return jnp.pad(x, ((0, 0), (0, widths[0]), (0, widths[1])))
+  def staged_shape(x, widths, transpose):  # (rows, columns) once copied.
+    rows, cols = x.shape[:0:-1] if transpose else x.shape[1:]
+    return rows + widths[0], cols + widths[1]
 
-  return pad(a, pads.a), pad(b, pads.b), p.k + pads.k
+  a, b = relayout.relayout_all(
+      [a, b], shapes=[staged_shape(a, pads.a, False),
+                      staged_shape(b, pads.b, k_major_b)],
+      transposes=[False, k_major_b], interpret=interpret)
+  return a, b, p.k + pads.k
 
 
 def _kernel_precision(precision, dtype, interpret):
@@ -283,17 +291,15 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   """
   c, p = config, problem
   precision = _kernel_precision(precision, a.dtype, interpret)
-  if c.k_major_b and not p.transpose_b:
-    b = jnp.swapaxes(b, 1, 2)  # An XLA transpose before the kernel: K-major.
-    p = dataclasses.replace(p, transpose_b=True)
+  k_major_b = c.k_major_b and not p.transpose_b  # b copied K-major.
+  p = dataclasses.replace(p, transpose_b=p.transpose_b or k_major_b)
   fold = folding.folds(c, p.m, p.n, p.k, a.dtype, transpose_b=p.transpose_b)
   windowed, kept_rows = folding.windowed(c, p.m, fold), p.m
   if fold > 1:
     a, b, p = folding.fold_operands(a, b, p, fold,
                                     c.block_m if windowed else p.m)
-  k = p.k
-  if c.align_operands:
-    a, b, k = _aligned(a, b, p)
+  a, b, k = _staged(a, b, p, k_major_b=k_major_b, align=c.align_operands,
+                    interpret=interpret)
   grid, tile_indices = _grid_and_tiles(
       p.size, 1 if windowed else pl.cdiv(p.m, c.block_m),
       pl.cdiv(p.n, c.block_n), c.split_k, c.group_m)

@@ -1,4 +1,4 @@
-"""The copies around the Mosaic GPU kernel (`mosaic/relayout.py`), against
+"""The operand and result copies around both kernels (`relayout.py`), against
 NumPy: padding, cutting and transposing, with odd sizes, several blocks each
 way, whole blocks (no masks) and a batch axis. Compiled on a GPU,
 interpreted on a CPU (where unwritten elements show as NaN)."""
@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_tiled.mosaic import relayout
+from pallas_tiled import relayout
 from tests import helpers
 
 
