@@ -129,6 +129,34 @@ def short_k_config(k: int, dtype) -> TileConfig:
                     num_warps=4, num_stages=2, group_m=16)
 
 
+# A tiny product: fewer multiply-adds than this (the wild statistics' lower
+# bound), whose copies before the kernel would move at most _TINY_COPY_BYTES.
+_TINY_MACS = 1 << 24
+_TINY_COPY_BYTES = 64 * 1024
+
+
+def copies_nothing(m: int, n: int, k: int, dtype) -> bool:
+  """Whether the heuristic's config reads a tiny product's operands as
+  stored: no aligned copies of unaligned rows and no K-major copy of b,
+  which the heuristic would otherwise make (`default_tiled_config`). Each
+  copy is a launch (one launch for both: `relayout.py`) of about the
+  kernel's own 1.2-1.7 us. On an H200 (BUILD_NOTES.md; 16 shapes of
+  wild-tune's tiny ones and in neither split, in every 16-bit, float8 and
+  float32 dtype: the 29 heuristic picks that copied, 0.1-59 KB), reading
+  in place ran 1.6-2.1x faster than the aligned picks (bfloat16 3x11x49
+  2.54 -> 1.25 us, 53x962x6 3.03 -> 1.49, float32 25x3144x6 3.22 -> 1.74),
+  and as stored 1.8-2.0x faster than the K-major ones (float8 and float32
+  1636x6x9 3.30 -> 1.62 us, 2.89 -> 1.57). The model has no coefficients for such
+  products (none is fitted below 2^24 multiply-adds), so this is a rule
+  of the heuristic that picks there."""
+  if validation.is_symbolic(m, n, k) or m * n * k >= _TINY_MACS:
+    return False
+  pads = layouts.row_pads(m, n, k, dtype)
+  k_major = layouts.wgmma_needs_k_major(dtype) and m > layouts.SKINNY_DIM
+  copied = (any(pads.a) * m * k + (any(pads.b) or k_major) * k * n)
+  return copied * np.dtype(dtype).itemsize <= _TINY_COPY_BYTES
+
+
 # A float32 Triton grid of at most this many rounds of programs over the SMs
 # (and more than one) runs its tail round with too few SMs to stream b.
 _SHORT_TAIL_ROUNDS = 1.25
@@ -212,7 +240,8 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
     product only streams B once, and a transpose pass would cost more than
     the product (float32 16x8192x8192 ran 3.3x slower than jnp.matmul with
     it, float8 1.6x slower than without).
-  * Rows that are not 16-byte multiples get aligned copies.
+  * Rows that are not 16-byte multiples get aligned copies, except in tiny
+    products, which copy nothing (`copies_nothing`).
   * K-phases of 128 bytes (32 float32, 64 16-bit, 128 float8 elements).
   * float64 (mma.sync, DMMA): `_float64_config`.
   * float32 matrix-vector products: vector tiles (`vector_config`).
@@ -232,6 +261,8 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   common = dict(k_major_b=(layouts.wgmma_needs_k_major(dtype)
                            and m > layouts.SKINNY_DIM),
                 align_operands=layouts.has_unaligned_rows(n, k, dtype))
+  if copies_nothing(m, n, k, dtype):
+    common = dict(k_major_b=False, align_operands=False)
   if m <= layouts.SKINNY_DIM:
     block_m = fit_block(m, MIN_DOT_DIM, 64)
     block_n = fit_block(n, MIN_DOT_DIM, 64)

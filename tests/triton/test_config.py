@@ -260,6 +260,25 @@ def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
     assert pallas_tiled.candidate_configs(*shape, dtype)[0] == rule
 
 
+@pytest.mark.parametrize("shape, dtype, copies", [
+    ((3, 11, 49), jnp.bfloat16, False),  # a's rows: 98 bytes.
+    ((53, 962, 6), helpers.FLOAT8, False),  # Both operands unaligned.
+    ((1636, 6, 9), jnp.float32, False),  # b K-major otherwise: 216 bytes.
+    ((1636, 6, 9), helpers.FLOAT8, False),
+    ((2048, 64, 130), jnp.bfloat16, True),  # 2^24 multiply-adds.
+    ((600, 40, 300), jnp.bfloat16, True),  # a's copy: 351.6 KiB.
+    ((300, 60, 300), jnp.float32, True),  # b K-major: 70.3 KiB.
+], ids=["bf16", "f8-both-unaligned", "f32-k-major", "f8-k-major",
+        "2^24-macs", "copy-past-64-KiB", "f32-copy-past-64-KiB"])
+def test_tiny_products_copy_nothing(shape, dtype, copies):
+  """The heuristic's config for a tiny product (below 2^24 multiply-adds,
+  at most 64 KiB to copy) reads its operands as stored: each copy would be
+  a launch of about the kernel's own time."""
+  assert triton_heuristics.copies_nothing(*shape, dtype) == (not copies)
+  picked = triton_heuristics.default_tiled_config(*shape, dtype)
+  assert (picked.align_operands or picked.k_major_b) == copies
+
+
 @pytest.mark.parametrize("n, as_stored", [(32, True), (30, False)],
                          ids=["aligned-rows", "unaligned-rows"])
 def test_skinny_n_candidates_also_read_a_k_major_b_as_stored(n, as_stored):

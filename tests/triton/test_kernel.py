@@ -7,7 +7,9 @@ import jax.numpy as jnp
 import pytest
 
 import pallas_tiled
+from pallas_tiled import batching
 from pallas_tiled.triton import folding
+from pallas_tiled.triton import heuristics as triton_heuristics
 from pallas_tiled.triton import kernel as triton_kernel
 from tests import helpers
 
@@ -187,6 +189,64 @@ def test_folded_batch_shares_b(rng):
   a, b = helpers.random_operands(rng, 1, 129, 64, jnp.bfloat16)
   a = jnp.stack([a, 2 * a, -a])
   config = pallas_tiled.TileConfig(16, 64, 32, fold_b=True)
+  out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+def _around_kernel(config, shape, dtype, *, transpose_a=False):
+  """The primitives `batched_product` runs on (M, N, K) operands of `dtype`
+  (a stored (K, M) with `transpose_a`), its kernels' bodies not walked,
+  as the CPU traces them (Pallas copies interpreted)."""
+  m, n, k = shape
+  a = jax.ShapeDtypeStruct((1, k, m) if transpose_a else (1, m, k), dtype)
+  b = jax.ShapeDtypeStruct((1, k, n), dtype)
+  problem = batching.BatchedProblem.from_shapes(a.shape[1:], b.shape[1:],
+                                                transpose_a=transpose_a)
+  traced = jax.make_jaxpr(lambda a, b: triton_kernel.batched_product(
+      a, b, problem=problem, config=config, precision=None, out_dtype=dtype,
+      interpret=True))(a, b)
+  return helpers.primitive_names(traced.jaxpr)
+
+
+@pytest.mark.parametrize("transpose_a", [False, True],
+                         ids=["a", "a-stored-KxM"])
+def test_one_row_folds_a_as_a_view(transpose_a, rng):
+  """One row's folded a is a (K / fold, fold) view of a, read as a
+  transposed a: no regrouping copy, stored either way."""
+  config = pallas_tiled.TileConfig(16, 128, 64, fold_b=True)
+  names = _around_kernel(config, (1, 1001, 1000), jnp.bfloat16,
+                         transpose_a=transpose_a)
+  assert names.count("pallas_call") == 1
+  assert "transpose" not in names and "pad" not in names
+  a, b = helpers.random_operands(rng, 1, 1001, 1000, jnp.bfloat16)
+  out = helpers.stored_product(triton_kernel.batched_product, a, b,
+                               transpose_a=transpose_a, transpose_b=False,
+                               config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
+def test_k_major_and_aligned_copies_share_one_launch():
+  """A config asking for a K-major b and aligned rows copies both operands
+  (a padded, b transposed and padded) in one Pallas launch, as Mosaic's
+  (`relayout.relayout_all`), where XLA ran a pad, a transpose and a pad."""
+  config = pallas_tiled.TileConfig(64, 128, 32, k_major_b=True,
+                                   align_operands=True)
+  names = _around_kernel(config, (300, 301, 26), jnp.float8_e4m3fn)
+  assert names.count("pallas_call") == 2  # The copy, then the kernel.
+  assert "transpose" not in names and "pad" not in names
+
+
+@pytest.mark.parametrize("shape", [(1636, 6, 9), (53, 962, 6), (3, 11, 49)],
+                         ids=lambda shape: "x".join(map(str, shape)))
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16, jnp.float32,
+                                   jnp.float8_e4m3fn],
+                         ids=lambda dtype: jnp.dtype(dtype).name)
+def test_tiny_products_run_on_operands_as_stored(shape, dtype, rng):
+  """The default pick for a tiny product (`heuristics.copies_nothing`)
+  reads unaligned rows in place and b as stored: one launch, correct."""
+  config = triton_heuristics.default_tiled_config(*shape, dtype)
+  assert _around_kernel(config, shape, dtype).count("pallas_call") == 1
+  a, b = helpers.random_operands(rng, *shape, dtype)
   out = helpers.call_with_poisoned_output(IMPLS["tiled"], a, b, config=config)
   helpers.assert_matmul_close(out, a, b)
 
