@@ -146,14 +146,14 @@ def copies_nothing(m: int, n: int, k: int, dtype) -> bool:
   in place ran 1.6-2.1x faster than the aligned picks (bfloat16 3x11x49
   2.54 -> 1.25 us, 53x962x6 3.03 -> 1.49, float32 25x3144x6 3.22 -> 1.74),
   and as stored 1.8-2.0x faster than the K-major ones (float8 and float32
-  1636x6x9 3.30 -> 1.62 us, 2.89 -> 1.57). The model has no coefficients for such
-  products (none is fitted below 2^24 multiply-adds), so this is a rule
-  of the heuristic that picks there."""
+  1636x6x9 3.30 -> 1.62 us, 2.89 -> 1.57). The model has no coefficients
+  for such products (none is fitted below 2^24 multiply-adds), so this is
+  a rule of the heuristic that picks there."""
   if validation.is_symbolic(m, n, k) or m * n * k >= _TINY_MACS:
     return False
   pads = layouts.row_pads(m, n, k, dtype)
   k_major = layouts.wgmma_needs_k_major(dtype) and m > layouts.SKINNY_DIM
-  copied = (any(pads.a) * m * k + (any(pads.b) or k_major) * k * n)
+  copied = any(pads.a) * m * k + (any(pads.b) or k_major) * k * n
   return copied * np.dtype(dtype).itemsize <= _TINY_COPY_BYTES
 
 
