@@ -9,9 +9,9 @@ another; `relayout_all` puts both operands' copies in one launch. Against
 XLA in the suites on an H200 (BUILD_NOTES.md, issue 5, step 20): float32 B
 transposed and padded, 4097^2: 43 us vs 89 (XLA transposes, then pads); a
 4104x4160 result cut to 4097^2: 22 us vs 80 (XLA's slice writes odd rows at
-0.8 TB/s). Where XLA's copy was the faster one, `relayout` uses it. The kernel runs on Pallas'
-Triton lowering, chosen explicitly: Mosaic GPU has no masked loads or
-stores.
+0.8 TB/s). Where XLA's copy was the faster one, `relayout` uses it. The
+kernel runs on Pallas' Triton lowering, chosen explicitly: Mosaic GPU has no
+masked loads or stores.
 """
 
 from __future__ import annotations
