@@ -135,6 +135,12 @@ _TINY_MACS = 1 << 24
 _TINY_COPY_BYTES = 64 * 1024
 
 
+def _stages_b_k_major(m: int, dtype) -> bool:
+  """Whether the heuristic copies b K-major (float32 and float8 outside the
+  skinny regime: `default_tiled_config`)."""
+  return layouts.wgmma_needs_k_major(dtype) and m > layouts.SKINNY_DIM
+
+
 def copies_nothing(m: int, n: int, k: int, dtype) -> bool:
   """Whether the heuristic's config reads a tiny product's operands as
   stored: no aligned copies of unaligned rows and no K-major copy of b,
@@ -152,8 +158,8 @@ def copies_nothing(m: int, n: int, k: int, dtype) -> bool:
   if validation.is_symbolic(m, n, k) or m * n * k >= _TINY_MACS:
     return False
   pads = layouts.row_pads(m, n, k, dtype)
-  k_major = layouts.wgmma_needs_k_major(dtype) and m > layouts.SKINNY_DIM
-  copied = any(pads.a) * m * k + (any(pads.b) or k_major) * k * n
+  copied = (any(pads.a) * m * k
+            + (any(pads.b) or _stages_b_k_major(m, dtype)) * k * n)
   return copied * np.dtype(dtype).itemsize <= _TINY_COPY_BYTES
 
 
@@ -258,11 +264,10 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   wide = np.dtype(dtype).itemsize == 4
   sm_count = device.sm_count()
   block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.
-  common = dict(k_major_b=(layouts.wgmma_needs_k_major(dtype)
-                           and m > layouts.SKINNY_DIM),
-                align_operands=layouts.has_unaligned_rows(n, k, dtype))
-  if copies_nothing(m, n, k, dtype):
-    common = dict(k_major_b=False, align_operands=False)
+  copies = not copies_nothing(m, n, k, dtype)
+  common = dict(k_major_b=copies and _stages_b_k_major(m, dtype),
+                align_operands=(copies
+                                and layouts.has_unaligned_rows(n, k, dtype)))
   if m <= layouts.SKINNY_DIM:
     block_m = fit_block(m, MIN_DOT_DIM, 64)
     block_n = fit_block(n, MIN_DOT_DIM, 64)
