@@ -218,14 +218,31 @@ def vector_tile_config(m: int, n: int, k: int, width: int, block_k: int,
                     split_k=vector_split(k, block_k, most_splits))
 
 
+# A matrix-vector product's b streams fastest in 256-column strips of 8 warps
+# where those strips and their K ranges give every SM at least this many
+# programs, else in 64-column strips of 2 (an H200, `vector_config`).
+_WIDE_VECTOR_WIDTH = 256
+_WIDE_VECTOR_PROGRAMS_PER_SM = 2.5
+
+
 def vector_config(m: int, n: int, k: int) -> TileConfig:
-  """float32 vector tiles (`takes_vector_tiles`): 64-wide strips of the
-  other operand (16 to 64 for a narrower output: a Triton tile is at least
-  16 wide unless 1), 64-deep K-phases, 2 warps, 4 stages, K in 8 ranges.
-  Of 9 vector configs timed on wild-tune's ten float32 M = 1 shapes on an
-  H100, it was within 5% of the fastest on the seven that stream over
-  40 MB, and 8-16% behind on two of the three smallest (5-14 us;
-  BUILD_NOTES.md)."""
+  """float32 vector tiles (`takes_vector_tiles`), K in up to 8 ranges:
+  64-wide strips of the other operand (16 to 64 for a narrower output: a
+  Triton tile is at least 16 wide unless 1), 64-deep K-phases, 2 warps, 4
+  stages; for one row (M = 1) with enough 256-wide strips to give every SM
+  2.5 programs, 256-wide strips of 8 warps over 3 stages. On wild-tune's ten
+  float32 M = 1 shapes on an H100, the 64-wide strip was within 5% of the
+  fastest of 9 vector configs on the seven that stream over 40 MB. On an
+  H200 the 256-wide strip streamed b 4-13% faster where its programs filled
+  the SMs 2.9 times or more (1x256000x3584, and in neither split 1x12288x4096
+  and 1x16384x4096) and 6-50% slower at 1.9 times or less (every other
+  wild-tune shape, and 1x8192x4096 in neither split; BUILD_NOTES.md)."""
+  wide = vector_tile_config(m, n, k, _WIDE_VECTOR_WIDTH, 64, num_warps=8,
+                            num_stages=3, most_splits=8)
+  programs = pl.cdiv(n, wide.block_n) * wide.split_k
+  if m == 1 and programs >= (_WIDE_VECTOR_PROGRAMS_PER_SM
+                             * device.sm_count()):
+    return wide
   return vector_tile_config(m, n, k, 64, 64, num_warps=2, num_stages=4,
                             most_splits=8)
 

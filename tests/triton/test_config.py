@@ -206,6 +206,20 @@ def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
       *shape, jnp.bfloat16))
 
 
+@pytest.mark.parametrize("shape, width", [
+    ((1, 256000, 3584), 256), ((1, 12288, 4096), 256), ((1, 8192, 4096), 64),
+    ((1, 4608, 36864), 64), ((12288, 1, 4096), 64)], ids=str)
+def test_matrix_vector_strips_widen_where_they_fill_the_sms(
+    shape, width, monkeypatch):
+  """One row streams b in 256-wide strips of 8 warps where those strips
+  and their K ranges give each of 132 SMs 2.5 programs (384 and 8000
+  here), else in 64-wide strips (256 and 144); a column keeps 64."""
+  monkeypatch.setattr(triton_heuristics.device, "sm_count", lambda: 132)
+  config = triton_heuristics.vector_config(*shape)
+  assert max(config.block_m, config.block_n) == width
+  assert config.num_warps == (8 if width == 256 else 2)
+
+
 def test_skinny_candidates_split_k():
   candidates = pallas_tiled.candidate_configs(16, 8192, 8192, jnp.bfloat16)
   assert {c.split_k for c in candidates} >= {1, 2, 4}
