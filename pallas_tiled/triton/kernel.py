@@ -18,10 +18,10 @@ jax 0.11 Mosaic GPU is the default GPU lowering, so it must be asked for).
   float64 for float64: dtypes.py), cast once on store.
 * Vector tiles: a one-row (block_m = 1) or one-column (block_n = 1) tile
   has no dot to fill (tl.dot wants 16 rows): each phase multiplies the
-  vector into the other operand's tile elementwise and sums it along K into
-  one running sum per output element, exactly in the accumulator's dtype
-  (IEEE float32 for float32 at any precision, as XLA's matrix-vector
-  products are).
+  vector into the other operand's tile elementwise, and sums along K once
+  at the end (strips wider than 64: each phase, into one running sum per
+  output element), exactly in the accumulator's dtype (IEEE float32 for
+  float32 at any precision, as XLA's matrix-vector products are).
 * Folded rows (`fold_b`, `folding.py`): a decode product whose b rows are
   not 16-byte multiples runs over b viewed with several rows per aligned
   row and a's columns regrouped alike; each output column keeps only its
@@ -86,26 +86,36 @@ def _grid_and_tiles(batch, num_m, num_n, split_k, group_m):
   return (num_m * num_n, 1, batch * split_k), lambda p0, p1: grouped(p0)
 
 
-def _vector_sums(block_m, block_n, *, transpose_a, transpose_b):
-  """(shape, K axis) of a vector tile's running sums: one per output
-  element, laid along the other operand's K-phase tile with its K axis
-  summed away (b's where block_m = 1, else a's)."""
+# Vector tiles wider than this sum each K-phase (`_vector_sums`).
+_SUMMED_EACH_PHASE_ABOVE = 64
+
+
+def _vector_sums(block_m, block_n, block_k, *, transpose_a, transpose_b):
+  """(shape, K axis) of a vector tile's running sums, laid as the other
+  operand's K-phase tile (b's where block_m = 1, else a's): a whole tile of
+  them, summed along K once after the last phase, or, for strips wider
+  than 64, one per output element, each phase summed into it. On an H200
+  (BUILD_NOTES.md) summing each phase let strips of 128-512 streaming b run
+  5-20% faster, and cost 64-wide strips over few programs up to 16%."""
+  summed = max(block_m, block_n) > _SUMMED_EACH_PHASE_ABOVE
+  depth = 1 if summed else block_k
   if block_m == 1:
-    return ((block_n, 1), 1) if transpose_b else ((1, block_n), 0)
-  return ((1, block_m), 0) if transpose_a else ((block_m, 1), 1)
+    return ((block_n, depth), 1) if transpose_b else ((depth, block_n), 0)
+  return ((depth, block_m), 0) if transpose_a else ((block_m, depth), 1)
 
 
-def _vector_products(a, b, *, a_is_vector, k_axis, acc_dtype):
+def _vector_products(a, b, acc, *, a_is_vector, k_axis):
   """One K-phase of a vector tile, without a dot: the vector (a's row, or
-  b's column) laid along the other tile's K axis, times that tile, summed
-  along K. Summed each phase, the running sums take a register per output
-  element where a whole tile of them took block_k: on an H200 that let
-  strips of 128-512 columns stream b 5-7% faster (BUILD_NOTES.md)."""
+  b's column) laid along the other tile's K axis, times that tile, added
+  into the running sums `acc` (summed along K first where they are one per
+  output element)."""
   vector, tile = (a, b) if a_is_vector else (b, a)
   shape = [1, 1]
   shape[k_axis] = vector.size
-  products = vector.reshape(shape).astype(acc_dtype) * tile.astype(acc_dtype)
-  return products.sum(axis=k_axis, keepdims=True)
+  products = vector.reshape(shape).astype(acc.dtype) * tile.astype(acc.dtype)
+  if acc.shape[k_axis] == 1:
+    products = products.sum(axis=k_axis, keepdims=True)
+  return acc + products
 
 
 def _diagonal_blocks(acc, group, *, rows: int):
@@ -134,7 +144,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
             precision, upcast, fold, fold_rows, windowed):
   acc_dtype = dtypes.accumulator_dtype(a_ref.dtype)
   vector = block_m == 1 or block_n == 1
-  sums_shape, k_axis = _vector_sums(block_m, block_n,
+  sums_shape, k_axis = _vector_sums(block_m, block_n, block_k,
                                     transpose_a=transpose_a,
                                     transpose_b=transpose_b)
   i, j = tile_indices(pl.program_id(0), pl.program_id(1))
@@ -176,8 +186,8 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
     if upcast:  # Exact: float8 to float16, whose dot takes b as stored.
       a, b = a.astype(jnp.float16), b.astype(jnp.float16)
     if vector:
-      return acc + _vector_products(a, b, a_is_vector=block_m == 1,
-                                    k_axis=k_axis, acc_dtype=acc_dtype)
+      return _vector_products(a, b, acc, a_is_vector=block_m == 1,
+                              k_axis=k_axis)
     return dot(a, b, acc)
 
   acc = jnp.zeros(sums_shape if vector else (block_m, block_n), acc_dtype)
@@ -190,7 +200,7 @@ def _kernel(a_ref, b_ref, o_ref, *, m, n, k, block_m, block_n, block_k,
     start = full_phases * block_k
     acc = phase(start, acc, k_mask=start + jnp.arange(block_k) < k_len)
   if vector:
-    acc = acc.reshape(block_m, block_n)
+    acc = acc.sum(axis=k_axis).reshape(block_m, block_n)
   if windowed:  # Each column's own group's window.
     acc = jnp.where(group == windows[0], *acc)
   elif fold > 1:  # Each column's own block of rows (folding.py).

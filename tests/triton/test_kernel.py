@@ -277,10 +277,13 @@ def test_fold_where_it_cannot_reads_b_as_stored(shape, transpose_b, block_m,
 # K = 300 is 9 phases of 32 and a partial one over 4 K ranges of 3 phases
 # (the last range partial), and 2 phases of 128 and a partial one over 2
 # ranges; 127 and 129 rows or columns leave partial tiles; M = 3 with
-# block_m = 1 runs a row each.
+# block_m = 1 runs a row each. Strips wider than 64 (128 and 256 here) sum
+# each phase, narrower ones once at the end.
 VECTOR_CASES = [
     ((1, 129, 300), pallas_tiled.TileConfig(1, 64, 32, split_k=4)),
     ((3, 127, 129), pallas_tiled.TileConfig(1, 128, 64, num_stages=2)),
+    ((1, 300, 257), pallas_tiled.TileConfig(1, 256, 64, num_warps=8,
+                                            num_stages=3, split_k=2)),
     ((127, 1, 300), pallas_tiled.TileConfig(64, 1, 128, split_k=2)),
     ((1, 1, 7), pallas_tiled.TileConfig(1, 1, 16)),
 ]
@@ -313,6 +316,17 @@ def test_vector_tiles(shape, config, dtype, out_dtype, layout, rng):
                                out_dtype=out_dtype)
   helpers.assert_matmul_close(out, a, b, out_dtype=out_dtype,
                               precision="highest")
+
+
+@pytest.mark.parametrize("block_m, block_n, shape", [
+    (1, 64, (32, 64)), (1, 128, (1, 128)), (1, 256, (1, 256)),
+    (64, 1, (64, 32)), (256, 1, (256, 1))], ids=str)
+def test_wide_vector_tiles_sum_each_phase(block_m, block_n, shape):
+  """Running sums (stored layouts, 32-deep phases): a tile of them for
+  strips up to 64 wide, one per output element for wider ones."""
+  sums_shape, _ = triton_kernel._vector_sums(
+      block_m, block_n, 32, transpose_a=False, transpose_b=False)
+  assert sums_shape == shape
 
 
 def test_vector_tiles_have_no_dot():
