@@ -235,7 +235,7 @@ def vector_config(m: int, n: int, k: int) -> TileConfig:
   fastest of 9 vector configs on the seven that stream over 40 MB. On an
   H200 the 256-wide strip streamed b 4-13% faster where its programs filled
   the SMs 2.9 times or more (1x256000x3584, and in neither split 1x12288x4096
-  and 1x16384x4096) and 6-50% slower at 1.9 times or less (every other
+  and 1x16384x4096) and 6-59% slower at 1.9 times or less (every other
   wild-tune shape, and 1x8192x4096 in neither split; BUILD_NOTES.md)."""
   wide = vector_tile_config(m, n, k, _WIDE_VECTOR_WIDTH, 64, num_warps=8,
                             num_stages=3, most_splits=8)
