@@ -8,8 +8,8 @@ under an unchanged label: `plan.host_layout` against the row's kernels; or
 its output, now stored directly where it was cut), or
 that are float32 rows timed before the kernel rounded to TF32 (their error
 over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of
-the speedup statistics (>= 2^24 multiply-adds) to re-run, as run_wild.sh's
---shapes.
+the speedup statistics (>= 2^24 multiply-adds; --min_macs=1 for every row) to
+re-run, as run_wild.sh's --shapes.
 
   python benchmarks/stale_picks.py \
       --results=benchmarks/results/h100_wild_check.json
@@ -31,6 +31,10 @@ import report
 _RESULTS = flags.DEFINE_string("results", None, "A benchmark JSON report.")
 _DEVICE_SMS = flags.DEFINE_integer("device_sms", 132,
                                    "The SM count of the report's device.")
+_MIN_MACS = flags.DEFINE_integer(
+    "min_macs", report.MIN_STATS_MACS, "Check only rows of at least this"
+    " many multiply-adds (default: the speedup statistics' shapes; 1 checks"
+    " the tiny products' rows too).", lower_bound=1)
 
 # Kernels that copy operands or results around ours (XLA's transposes and
 # pads, Mosaic's relayout); a split-K sum is not one.
@@ -112,8 +116,8 @@ def main(argv):
   stale = collections.defaultdict(list)
   unchecked = collections.defaultdict(list)
   for row in rows:
-    if row["m"] * row["n"] * row["k"] < report.MIN_STATS_MACS:
-      continue  # Not among the speedup statistics' shapes.
+    if row["m"] * row["n"] * row["k"] < _MIN_MACS.value:
+      continue  # By default, not among the speedup statistics' shapes.
     shape = f"{row['m']}x{row['n']}x{row['k']}"
     reason = stale_reason(row, _DEVICE_SMS.value,
                           xla_errors.get(report.problem(row)))
