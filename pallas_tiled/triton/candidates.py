@@ -241,10 +241,15 @@ def _upcast_configs(configs) -> list[TileConfig]:
 def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   """The runners-up to `heuristics.vector_config` on wild-tune's float32
   M = 1 shapes (H100): 32- to 64-wide strips (down to 16 for a narrower
-  output), 64- to 128-deep K-phases, over 4 to 16 K ranges."""
-  return [heuristics.vector_tile_config(m, n, k, width, block_k, 4, 3, split)
-          for width, block_k, split in ((64, 64, 16), (64, 128, 4),
-                                        (32, 128, 8), (64, 64, 4))]
+  output), 64- to 128-deep K-phases, over 4 to 16 K ranges; and both of
+  the default's strips (64 wide on 2 warps, 256 on 8) wherever it takes
+  the other, 256 also over 16 K ranges, which on an H200 ran ahead of the
+  default on some shapes it keeps 64 wide (1x6144x6144 0.98x against 0.95x
+  jnp.matmul, 1x6144x8192 0.97x against 0.92x; BUILD_NOTES.md)."""
+  fields = [(64, 64, 4, 3, 16), (64, 128, 4, 3, 4), (32, 128, 4, 3, 8),
+            (64, 64, 4, 3, 4), (64, 64, 2, 4, 8), (256, 64, 8, 3, 8),
+            (256, 64, 8, 3, 16)]
+  return [heuristics.vector_tile_config(m, n, k, *f) for f in fields]
 
 
 def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
