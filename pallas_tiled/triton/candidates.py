@@ -247,8 +247,9 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   default on some shapes it keeps 64 wide (1x6144x6144 0.98x against 0.95x
   jnp.matmul, 1x6144x8192 0.97x against 0.92x; BUILD_NOTES.md)."""
   fields = [(64, 64, 4, 3, 16), (64, 128, 4, 3, 4), (32, 128, 4, 3, 8),
-            (64, 64, 4, 3, 4), (64, 64, 2, 4, 8), (256, 64, 8, 3, 8),
-            (256, 64, 8, 3, 16)]
+            (64, 64, 4, 3, 4), (64, 64, 2, 4, 8)]
+  if max(m, n) >= 256:  # Only whole 256-wide strips (8 warps were timed so).
+    fields += [(256, 64, 8, 3, 8), (256, 64, 8, 3, 16)]
   return [heuristics.vector_tile_config(m, n, k, *f) for f in fields]
 
 
