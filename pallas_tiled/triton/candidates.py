@@ -246,11 +246,14 @@ def _vector_configs(m: int, n: int, k: int) -> list[TileConfig]:
   the other, 256 also over 16 K ranges, which on an H200 ran ahead of the
   default on some shapes it keeps 64 wide (1x6144x6144 0.98x against 0.95x
   jnp.matmul, 1x6144x8192 0.97x against 0.92x; BUILD_NOTES.md)."""
-  fields = [(64, 64, 4, 3, 16), (64, 128, 4, 3, 4), (32, 128, 4, 3, 8),
-            (64, 64, 4, 3, 4), (64, 64, 2, 4, 8)]
+  configs = [heuristics.vector_tile_config(m, n, k, *fields)
+             for fields in ((64, 64, 4, 3, 16), (64, 128, 4, 3, 4),
+                            (32, 128, 4, 3, 8), (64, 64, 4, 3, 4))]
+  configs.append(heuristics.narrow_vector_config(m, n, k))
   if max(m, n) >= 256:  # Only whole 256-wide strips (8 warps were timed so).
-    fields += [(256, 64, 8, 3, 8), (256, 64, 8, 3, 16)]
-  return [heuristics.vector_tile_config(m, n, k, *f) for f in fields]
+    configs += [heuristics.wide_vector_config(m, n, k, most_splits=split)
+                for split in (8, 16)]
+  return configs
 
 
 def _float8_vector_configs(m: int, n: int, k: int) -> list[TileConfig]:

@@ -237,14 +237,26 @@ def vector_config(m: int, n: int, k: int) -> TileConfig:
   the SMs 2.9 times or more (1x256000x3584, and in neither split 1x12288x4096
   and 1x16384x4096) and 6-59% slower at 1.9 times or less (every other
   wild-tune shape, and 1x8192x4096 in neither split; BUILD_NOTES.md)."""
-  wide = vector_tile_config(m, n, k, _WIDE_VECTOR_WIDTH, 64, num_warps=8,
-                            num_stages=3, most_splits=8)
-  programs = pl.cdiv(n, wide.block_n) * wide.split_k
-  if m == 1 and programs >= (_WIDE_VECTOR_PROGRAMS_PER_SM
-                             * device.sm_count()):
+  wide = wide_vector_config(m, n, k)
+  if m == 1 and wide.num_programs(m, n) >= (_WIDE_VECTOR_PROGRAMS_PER_SM
+                                            * device.sm_count()):
     return wide
+  return narrow_vector_config(m, n, k)
+
+
+def narrow_vector_config(m: int, n: int, k: int) -> TileConfig:
+  """`vector_config`'s 64-wide strip: 2 warps, 4 stages, K in up to 8
+  ranges."""
   return vector_tile_config(m, n, k, 64, 64, num_warps=2, num_stages=4,
                             most_splits=8)
+
+
+def wide_vector_config(m: int, n: int, k: int,
+                       most_splits: int = 8) -> TileConfig:
+  """`vector_config`'s 256-wide strip: 8 warps, 3 stages, K in up to
+  `most_splits` ranges."""
+  return vector_tile_config(m, n, k, _WIDE_VECTOR_WIDTH, 64, num_warps=8,
+                            num_stages=3, most_splits=most_splits)
 
 
 def default_tiled_config(m: int, n: int, k: int, dtype,
