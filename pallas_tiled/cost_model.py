@@ -66,9 +66,11 @@ from pallas_tiled.triton import folding
 from pallas_tiled.triton.config import TileConfig
 from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
+from pallas_tiled.triton.heuristics import folded_row_vector_config
 from pallas_tiled.triton.heuristics import reads_short_k_in_place
 from pallas_tiled.triton.heuristics import short_k_config
 from pallas_tiled.triton.heuristics import shortens_tail
+from pallas_tiled.triton.heuristics import streams_folded_row_as_vector
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 
 TABLE_PATH = pathlib.Path(__file__).parent / "tuning" / "tables" / (
@@ -505,8 +507,9 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   are TF32's, so not for another precision, which no candidate was timed
   with), or where a rule decides (float32 matrix-vector products:
   `takes_vector_tiles`; a short K of unaligned rows, read in place:
-  `reads_short_k_in_place`, whose config it returns; a float32 grid's
-  short tail round, `shortens_tail`)."""
+  `reads_short_k_in_place`, whose config it returns; a 16-bit row whose
+  b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
+  float32 grid's short tail round, `shortens_tail`)."""
   if not device.is_hopper():
     return None
   return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
@@ -528,6 +531,9 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
       m, n, k, dtype, precision, num_sms=num_sms):
     # A rule: wild-tune holds no such product to fit the in-place reads on.
     return short_k_config(k, dtype)
+  if "triton" in backends and streams_folded_row_as_vector(
+      m, n, k, dtype, num_sms=num_sms):
+    return folded_row_vector_config(m, n, k)  # A rule, as above.
   chosen = _choose(m, n, k, dtype, precision, out_dtype, backends,
                    device_kind, num_sms)
   if isinstance(chosen, TileConfig):  # A rule the waves cannot price.

@@ -29,7 +29,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   """Configs worth timing, the heuristic's choice first.
 
   Hand-picked per shape class from the H200 experiments in BUILD_NOTES.md
-  rather than a full product, so that tuning one shape costs 8 to 32
+  rather than a full product, so that tuning one shape costs 8 to 33
   compiles (float64's, not measured yet, are smaller tiles; a float32
   matrix-vector product's, vector tiles only, 3 to 5). Every
   candidate passes `check_triton_tiles` for `compute_capability`.
@@ -54,6 +54,7 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
   elif m <= layouts.SKINNY_DIM:
     candidates += _decode_configs(m, dtype, kmajors, unaligned)
     candidates += _folded_configs(m, n, k, dtype)
+    candidates += _folded_row_vector_configs(m, n, k, dtype)
   elif n <= layouts.SKINNY_DIM:
     candidates += _skinny_n_configs(n, dtype, needs_k_major, unaligned)
     if np.dtype(dtype) == jnp.float8_e4m3fn:
@@ -197,6 +198,20 @@ def _folded_configs(m: int, n: int, k: int, dtype) -> list[TileConfig]:
                                             (256, bk, 4, 5), (512, bk, 8, 3))]
   return [c for c in configs if folding.folds(c, m, n, k, dtype) > 1
           and pl.cdiv(fold * n, c.block_n) >= device.sm_count()]
+
+
+def _folded_row_vector_configs(m: int, n: int, k: int,
+                               dtype) -> list[TileConfig]:
+  """A 16-bit one-row product whose b rows fold, as the 128-wide vector
+  strips of `heuristics.folded_row_vector_config`, at any K: where K is
+  shallow they ran up to 1.3x the folded pick's speed, and from K = 1536
+  on 0.84-1.06x (H200, BUILD_NOTES.md). Over 16 K ranges they ran
+  0.94-1.02x their speed over 8, so not tried (one more compile, 33 in
+  all)."""
+  if (np.dtype(dtype).itemsize != 2 or m != 1
+      or n % layouts.rows_alignment(dtype) == 0):
+    return []
+  return [heuristics.folded_row_vector_config(m, n, k)]
 
 
 def _skinny_n_configs(n, dtype, kmajor, unaligned) -> list[TileConfig]:

@@ -55,7 +55,9 @@ def takes_vector_tiles(m: int, n: int, dtype) -> bool:
   jnp.matmul is 1e-7 (1x768x3072, 1x3072x768, 1x3840x1280 on an H100);
   `vector_config` ran 0.92-1.00x jnp.matmul wherever the product streams
   over 40 MB. Other dtypes' dots are exact already, and their vector tiles
-  ran 0.79-0.93x as fast as the 16-row dot (bfloat16, BUILD_NOTES.md)."""
+  ran 0.79-0.93x as fast as the 16-row dot (bfloat16, BUILD_NOTES.md);
+  16-bit rows take them for speed where b's rows fold over a shallow K
+  (`streams_folded_row_as_vector`)."""
   return (np.dtype(dtype) == np.float32 and not validation.is_symbolic(m, n)
           and 1 in (m, n))
 
@@ -257,6 +259,47 @@ def wide_vector_config(m: int, n: int, k: int,
   `most_splits` ranges."""
   return vector_tile_config(m, n, k, _WIDE_VECTOR_WIDTH, 64, num_warps=8,
                             num_stages=3, most_splits=most_splits)
+
+
+# A 16-bit one-row product whose b rows fold (`folding.py`) streams b faster
+# as 128-wide vector strips over K of these depths (an H200,
+# `streams_folded_row_as_vector`).
+_FOLDED_ROW_VECTOR_K = (512, 1280)
+
+
+def streams_folded_row_as_vector(m: int, n: int, k: int, dtype, *,
+                                 num_sms: int | None = None) -> bool:
+  """Whether a 16-bit one-row product (M = 1) whose b rows are not 16-byte
+  multiples (so the model's picks fold them) runs as vector tiles
+  (`folded_row_vector_config`) instead: K of 512 to 1280, with those
+  strips and their K ranges giving every SM at least 2.5 programs (the
+  float32 wide strips' bound; `vector_config`). Folded, each program's K
+  range is K / 8 deep, 1.5-2.5 K-phases over 512-wide strips, too short to
+  fill the pipeline. On an H200 (bfloat16, shapes in neither wild split,
+  BUILD_NOTES.md), the 128-wide strips ran 1.05-1.30x the folded pick's
+  speed at K of 768 to 1280 (N of 32001 to 128257; float16 1x50257x768
+  0.97x), 1.32-1.68x at K = 512 (where the pick reads b in place), even at
+  1536 (0.95-1.05x) and 0.84-1.01x from 2048 on. The model has no
+  coefficients for 16-bit vector tiles (wild-tune holds no one-row product
+  of unaligned rows): a rule."""
+  if (np.dtype(dtype).itemsize != 2 or m != 1
+      or validation.is_symbolic(m, n, k)
+      or n % layouts.rows_alignment(dtype) == 0):
+    return False
+  lo, hi = _FOLDED_ROW_VECTOR_K
+  programs = folded_row_vector_config(m, n, k).num_programs(m, n)
+  return (lo <= k <= hi and programs >= _WIDE_VECTOR_PROGRAMS_PER_SM
+          * (num_sms or device.sm_count()))
+
+
+def folded_row_vector_config(m: int, n: int, k: int) -> TileConfig:
+  """`streams_folded_row_as_vector`'s tile: 128-wide strips of 4 warps over
+  4 stages, 64-deep K-phases, K in up to 8 ranges: of the vector tiles
+  timed, the fastest (or within 1%) wherever the rule takes it; 256-wide
+  strips of 8 warps ran 1-9% slower there, 16 K ranges 2-6%, 128-deep
+  K-phases 8-19%."""
+  return vector_tile_config(m, n, k, 128, 64, num_warps=4, num_stages=4,
+                            most_splits=8)
 
 
 def default_tiled_config(m: int, n: int, k: int, dtype,

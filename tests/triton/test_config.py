@@ -156,7 +156,7 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
   assert candidates[0] == triton_heuristics.default_tiled_config(
       *shape, dtype, precision)
   assert len(candidates) == len(set(candidates))
-  assert 4 <= len(candidates) <= 32
+  assert 4 <= len(candidates) <= 33  # 33: a folded row's vector strip.
   step = 16 // jnp.dtype(dtype).itemsize
   unaligned = bool(shape[2] % step or shape[1] % step)
   for c in candidates:
@@ -191,7 +191,8 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
                                    (1, 8, 4096), (1, 1, 7)], ids=str)
 def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
   """float32 (IEEE sums, at any precision) picks and tunes vector tiles
-  only, along the output's one row or column; bfloat16 none."""
+  only, along the output's one row or column; bfloat16 none but a folded
+  row's (`test_folded_rows_stream_as_vector_tiles_over_a_shallow_k`)."""
   m, n, k = shape
   for precision in (None, lax.Precision.HIGHEST):
     picked = triton_kernel.select_config(m, n, k, jnp.float32, precision,
@@ -202,8 +203,9 @@ def test_float32_matrix_vector_products_take_only_vector_tiles(shape):
       triton_config.check_triton_tiles(c, jnp.float32, HOPPER)
       assert (c.block_m, c.block_n)[m != 1] == 1 and not c.k_major_b
       assert c.split_k <= pl.cdiv(k, c.block_k)  # No empty K ranges.
-  assert not any(c.is_vector for c in pallas_tiled.candidate_configs(
-      *shape, jnp.bfloat16))
+  folded_row = triton_heuristics.folded_row_vector_config(*shape)
+  assert all(c == folded_row for c in pallas_tiled.candidate_configs(
+      *shape, jnp.bfloat16) if c.is_vector)
 
 
 @pytest.mark.parametrize("shape, width", [
@@ -218,6 +220,43 @@ def test_matrix_vector_strips_widen_where_they_fill_the_sms(
   config = triton_heuristics.vector_config(*shape)
   assert max(config.block_m, config.block_n) == width
   assert config.num_warps == (8 if width == 256 else 2)
+
+
+@pytest.mark.parametrize("shape, dtype, vector", [
+    ((1, 51865, 1280), jnp.bfloat16, True),
+    ((1, 50257, 768), jnp.float16, True),
+    ((1, 32001, 512), jnp.bfloat16, True),
+    ((1, 32001, 1536), jnp.bfloat16, False),  # Past 1280: folded.
+    ((1, 32001, 256), jnp.bfloat16, False),  # Below 512: not measured.
+    ((1, 32000, 1024), jnp.bfloat16, False),  # Aligned rows.
+    ((2, 51865, 1280), jnp.bfloat16, False),  # Two rows.
+    ((1, 5001, 1024), jnp.bfloat16, False),  # 320 programs: 2.4 an SM.
+    ((1, 5301, 1024), jnp.bfloat16, True),  # 336: 2.5 an SM.
+    ((1, 51865, 1280), jnp.float32, False),  # float32's own vector rule.
+    ((1, 51865, 1280), helpers.FLOAT8, False),
+], ids=["bf16-whisper", "f16-gpt2", "k512", "k1536", "k256", "aligned",
+        "m2", "few-programs", "enough-programs", "f32", "f8"])
+def test_folded_rows_stream_as_vector_tiles_over_a_shallow_k(
+    shape, dtype, vector, monkeypatch):
+  """A 16-bit row (M = 1) whose b rows fold (N odd) over K of 512 to 1280
+  runs 128-wide vector strips over 8 K ranges where they give 132 SMs 2.5
+  programs each: the cost model's pick (a rule; on an H200 1.05-1.3x the
+  folded pick's speed there, BUILD_NOTES.md). The autotuner tries them for
+  such rows at any K."""
+  monkeypatch.setattr(triton_heuristics.device, "sm_count", lambda: 132)
+  assert triton_heuristics.streams_folded_row_as_vector(
+      *shape, dtype) == vector
+  rule = triton_heuristics.folded_row_vector_config(*shape)
+  assert not vector or (rule.block_m, rule.block_n, rule.num_warps,
+                        rule.split_k) == (1, 128, 4, 8)
+  chosen = cost_model.choose_on("NVIDIA H200", 132, *shape, dtype)
+  assert (chosen == rule) == vector
+  tuned = pallas_tiled.candidate_configs(*shape, dtype)
+  folds = (jnp.dtype(dtype).itemsize == 2 and shape[0] == 1
+           and shape[1] % 8 != 0)
+  assert (rule in tuned) == folds
+  for config in tuned:
+    triton_config.check_triton_tiles(config, dtype, HOPPER)
 
 
 def test_skinny_candidates_split_k():

@@ -278,9 +278,14 @@ def test_fold_where_it_cannot_reads_b_as_stored(shape, transpose_b, block_m,
 # (the last range partial), and 2 phases of 128 and a partial one over 2
 # ranges; 127 and 129 rows or columns leave partial tiles; M = 3 with
 # block_m = 1 runs a row each. Strips wider than 64 (128 and 256 here) sum
-# each phase, narrower ones once at the end.
+# each phase, narrower ones once at the end. 1x1001x700 is the 16-bit
+# folded-row rule's tile (`streams_folded_row_as_vector`): b's rows of 1001
+# unaligned, 11 phases of 64 over 8 ranges of 2 (the sixth of 1, the last
+# two empty).
 VECTOR_CASES = [
     ((1, 129, 300), pallas_tiled.TileConfig(1, 64, 32, split_k=4)),
+    ((1, 1001, 700), pallas_tiled.TileConfig(1, 128, 64, num_stages=4,
+                                             split_k=8)),
     ((3, 127, 129), pallas_tiled.TileConfig(1, 128, 64, num_stages=2)),
     ((1, 300, 257), pallas_tiled.TileConfig(1, 256, 64, num_warps=8,
                                             num_stages=3, split_k=2)),
@@ -289,12 +294,14 @@ VECTOR_CASES = [
 ]
 
 
-# Every stored layout in float32; bfloat16, int8 (exact int32 sums) and
-# float8 (exact products summed in float32; the cost model picks its vector
-# tiles for M or N = 1) as stored by the forward product.
+# Every stored layout in float32; bfloat16, float16 (the folded-row rule's),
+# int8 (exact int32 sums) and float8 (exact products summed in float32; the
+# cost model picks its vector tiles for M or N = 1) as stored by the forward
+# product.
 VECTOR_LAYOUTS = [(jnp.float32, jnp.float32, layout)
                   for layout in ("nn", "tn", "nt", "tt")] + [
                       (jnp.bfloat16, jnp.bfloat16, "nn"),
+                      (jnp.float16, jnp.float16, "nn"),
                       (jnp.int8, jnp.int32, "nn"),
                       (jnp.float8_e4m3fn, jnp.float32, "nn")]
 
