@@ -209,7 +209,7 @@ def _folded_row_vector_configs(m: int, n: int, k: int,
   0.94-1.02x their speed over 8, so not tried (one more compile, 33 in
   all)."""
   if (np.dtype(dtype).itemsize != 2 or m != 1
-      or n % layouts.rows_alignment(dtype) == 0):
+      or folding.fold_factor(n, dtype) == 1):
     return []
   return [heuristics.folded_row_vector_config(m, n, k)]
 

@@ -13,6 +13,7 @@ from pallas_tiled import config_checks
 from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled import validation
+from pallas_tiled.triton import folding
 from pallas_tiled.triton.config import MIN_DOT_DIM
 from pallas_tiled.triton.config import min_block_k
 from pallas_tiled.triton.config import TileConfig
@@ -262,34 +263,42 @@ def wide_vector_config(m: int, n: int, k: int,
 
 
 # A 16-bit one-row product whose b rows fold (`folding.py`) streams b faster
-# as 128-wide vector strips over K of these depths (an H200,
-# `streams_folded_row_as_vector`).
-_FOLDED_ROW_VECTOR_K = (512, 1280)
+# as 128-wide vector strips where K is at least _FOLDED_ROW_MIN_K and each
+# folded program's K range (K / fold) at most _FOLDED_ROW_MAX_DEPTH deep: 2.5
+# K-phases of 64 (an H200, `streams_folded_row_as_vector`).
+_FOLDED_ROW_MIN_K = 512
+_FOLDED_ROW_MAX_DEPTH = 160
 
 
 def streams_folded_row_as_vector(m: int, n: int, k: int, dtype, *,
                                  num_sms: int | None = None) -> bool:
   """Whether a 16-bit one-row product (M = 1) whose b rows are not 16-byte
-  multiples (so the model's picks fold them) runs as vector tiles
-  (`folded_row_vector_config`) instead: K of 512 to 1280, with those
-  strips and their K ranges giving every SM at least 2.5 programs (the
-  float32 wide strips' bound; `vector_config`). Folded, each program's K
-  range is K / 8 deep, 1.5-2.5 K-phases over 512-wide strips, too short to
-  fill the pipeline. On an H200 (bfloat16, shapes in neither wild split,
-  BUILD_NOTES.md), the 128-wide strips ran 1.05-1.30x the folded pick's
-  speed at K of 768 to 1280 (N of 32001 to 128257; float16 1x50257x768
-  0.97x), 1.32-1.68x at K = 512 (where the pick reads b in place), even at
-  1536 (0.95-1.05x) and 0.84-1.01x from 2048 on. The model has no
-  coefficients for 16-bit vector tiles (wild-tune holds no one-row product
-  of unaligned rows): a rule."""
+  multiples (so the model's picks fold them: `folding.fold_factor` rows
+  into one) runs as vector tiles (`folded_row_vector_config`) instead:
+  K of at least 512 and at most 160 times the fold (1280 for odd N, 640
+  for N = 2 mod 4), with those strips and their K ranges giving every SM
+  at least 2.5 programs (the float32 wide strips' bound; `vector_config`).
+  Folded, each program's K range is K / fold deep, at most 2.5 K-phases
+  there, too short to fill the pipeline. On an H200 (shapes in neither
+  wild split, BUILD_NOTES.md), bfloat16 with odd N (fold 8): the 128-wide
+  strips ran 1.05-1.30x the folded pick's speed at K of 768 to 1280 (N of
+  32001 to 128257), 1.32-1.68x at K = 512 (where the pick reads b in
+  place), even at 1536 (0.95-1.05x) and 0.84-1.01x from 2048 on; checked
+  after on eight LM heads it was not set on, bfloat16 1.13-1.27x and
+  float16 0.98-1.25x the folded pick at K of 768 to 1280, and with BERT's
+  N = 30522 (fold 4; K / 4 of 192 and 256, past the bound) 0.84-0.96x.
+  The model has no coefficients for 16-bit vector tiles (wild-tune holds
+  no one-row product of unaligned rows): a rule."""
   if (np.dtype(dtype).itemsize != 2 or m != 1
-      or validation.is_symbolic(m, n, k)
-      or n % layouts.rows_alignment(dtype) == 0):
+      or validation.is_symbolic(m, n, k)):
     return False
-  lo, hi = _FOLDED_ROW_VECTOR_K
+  fold = folding.fold_factor(n, dtype)
+  if fold == 1 or not (_FOLDED_ROW_MIN_K <= k
+                       <= fold * _FOLDED_ROW_MAX_DEPTH):
+    return False
   programs = folded_row_vector_config(m, n, k).num_programs(m, n)
-  return (lo <= k <= hi and programs >= _WIDE_VECTOR_PROGRAMS_PER_SM
-          * (num_sms or device.sm_count()))
+  return programs >= (_WIDE_VECTOR_PROGRAMS_PER_SM
+                      * (num_sms or device.sm_count()))
 
 
 def folded_row_vector_config(m: int, n: int, k: int) -> TileConfig:

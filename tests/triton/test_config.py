@@ -234,11 +234,15 @@ def test_matrix_vector_strips_widen_where_they_fill_the_sms(
     ((1, 5301, 1024), jnp.bfloat16, True),  # 336: 2.5 an SM.
     ((1, 51865, 1280), jnp.float32, False),  # float32's own vector rule.
     ((1, 51865, 1280), helpers.FLOAT8, False),
+    ((1, 30522, 640), jnp.bfloat16, True),  # Fold 4: K / 4 = 160.
+    ((1, 30522, 768), jnp.bfloat16, False),  # K / 4 = 192.
 ], ids=["bf16-whisper", "f16-gpt2", "k512", "k1536", "k256", "aligned",
-        "m2", "few-programs", "enough-programs", "f32", "f8"])
+        "m2", "few-programs", "enough-programs", "f32", "f8", "fold4-k640",
+        "fold4-k768"])
 def test_folded_rows_stream_as_vector_tiles_over_a_shallow_k(
     shape, dtype, vector, monkeypatch):
-  """A 16-bit row (M = 1) whose b rows fold (N odd) over K of 512 to 1280
+  """A 16-bit row (M = 1) whose b rows fold, over K of at least 512 and at
+  most 160 per fold (1280 for odd N, 640 for BERT's N = 30522, fold 4),
   runs 128-wide vector strips over 8 K ranges where they give 132 SMs 2.5
   programs each: the cost model's pick (a rule; on an H200 1.05-1.3x the
   folded pick's speed there, BUILD_NOTES.md). The autotuner tries them for
