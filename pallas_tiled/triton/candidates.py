@@ -205,7 +205,7 @@ def _folded_row_vector_configs(m: int, n: int, k: int,
   """A 16-bit one-row product whose b rows fold, as the 128-wide vector
   strips of `heuristics.folded_row_vector_config`, at any K: where K is
   shallow they ran up to 1.3x the folded pick's speed, and from K = 1536
-  on 0.84-1.06x (H200, BUILD_NOTES.md). Over 16 K ranges they ran
+  on 0.84-1.05x (H200, BUILD_NOTES.md). Over 16 K ranges they ran
   0.94-1.02x their speed over 8, so not tried (one more compile, 33 in
   all)."""
   if (np.dtype(dtype).itemsize != 2 or m != 1
