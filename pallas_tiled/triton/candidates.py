@@ -208,8 +208,7 @@ def _folded_row_vector_configs(m: int, n: int, k: int,
   on 0.84-1.05x (H200, BUILD_NOTES.md). Over 16 K ranges they ran
   0.94-1.02x their speed over 8, so not tried (one more compile, 33 in
   all)."""
-  if (np.dtype(dtype).itemsize != 2 or m != 1
-      or folding.fold_factor(n, dtype) == 1):
+  if not heuristics.is_folded_row(m, n, dtype):
     return []
   return [heuristics.folded_row_vector_config(m, n, k)]
 

@@ -228,6 +228,16 @@ _WIDE_VECTOR_WIDTH = 256
 _WIDE_VECTOR_PROGRAMS_PER_SM = 2.5
 
 
+def _fills_sms(config: TileConfig, m: int, n: int,
+               num_sms: int | None = None) -> bool:
+  """Whether `config`'s programs over an (m, n) output (tiles times K
+  ranges) give every SM at least _WIDE_VECTOR_PROGRAMS_PER_SM: where wider
+  vector strips than 64 stream b faster (`vector_config`,
+  `streams_folded_row_as_vector`)."""
+  return config.num_programs(m, n) >= (_WIDE_VECTOR_PROGRAMS_PER_SM
+                                       * (num_sms or device.sm_count()))
+
+
 def vector_config(m: int, n: int, k: int) -> TileConfig:
   """float32 vector tiles (`takes_vector_tiles`), K in up to 8 ranges:
   64-wide strips of the other operand (16 to 64 for a narrower output: a
@@ -241,8 +251,7 @@ def vector_config(m: int, n: int, k: int) -> TileConfig:
   and 1x16384x4096) and 6-59% slower at 1.9 times or less (every other
   wild-tune shape, and 1x8192x4096 in neither split; BUILD_NOTES.md)."""
   wide = wide_vector_config(m, n, k)
-  if m == 1 and wide.num_programs(m, n) >= (_WIDE_VECTOR_PROGRAMS_PER_SM
-                                            * device.sm_count()):
+  if m == 1 and _fills_sms(wide, m, n):
     return wide
   return narrow_vector_config(m, n, k)
 
@@ -270,6 +279,16 @@ _FOLDED_ROW_MIN_K = 512
 _FOLDED_ROW_MAX_DEPTH = 160
 
 
+def is_folded_row(m: int, n: int, dtype) -> bool:
+  """Whether a product is a 16-bit one row (M = 1) whose b rows are not
+  16-byte multiples, so that the model's decode picks fold them
+  (`folding.fold_factor` rows into one): where 128-wide vector strips may
+  stream b faster (`streams_folded_row_as_vector`)."""
+  return (not validation.is_symbolic(m, n) and m == 1
+          and np.dtype(dtype).itemsize == 2
+          and folding.fold_factor(n, dtype) > 1)
+
+
 def streams_folded_row_as_vector(m: int, n: int, k: int, dtype, *,
                                  num_sms: int | None = None) -> bool:
   """Whether a 16-bit one-row product (M = 1) whose b rows are not 16-byte
@@ -289,16 +308,11 @@ def streams_folded_row_as_vector(m: int, n: int, k: int, dtype, *,
   N = 30522 (fold 4; K / 4 of 192 and 256, past the bound) 0.84-0.96x.
   The model has no coefficients for 16-bit vector tiles (wild-tune holds
   no one-row product of unaligned rows): a rule."""
-  if (np.dtype(dtype).itemsize != 2 or m != 1
-      or validation.is_symbolic(m, n, k)):
+  if validation.is_symbolic(k) or not is_folded_row(m, n, dtype):
     return False
   fold = folding.fold_factor(n, dtype)
-  if fold == 1 or not (_FOLDED_ROW_MIN_K <= k
-                       <= fold * _FOLDED_ROW_MAX_DEPTH):
-    return False
-  programs = folded_row_vector_config(m, n, k).num_programs(m, n)
-  return programs >= (_WIDE_VECTOR_PROGRAMS_PER_SM
-                      * (num_sms or device.sm_count()))
+  return (_FOLDED_ROW_MIN_K <= k <= fold * _FOLDED_ROW_MAX_DEPTH
+          and _fills_sms(folded_row_vector_config(m, n, k), m, n, num_sms))
 
 
 def folded_row_vector_config(m: int, n: int, k: int) -> TileConfig:
