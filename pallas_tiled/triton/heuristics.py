@@ -132,6 +132,40 @@ def short_k_config(k: int, dtype) -> TileConfig:
                     num_warps=4, num_stages=2, group_m=16)
 
 
+# A float32 (TF32) product whose K fits one K-phase this deep stores its
+# output fastest in 32x128 tiles (an H200, `stores_tiny_k_in_thin_tiles`).
+_THIN_STORE_MAX_K = MIN_DOT_DIM
+
+
+def stores_tiny_k_in_thin_tiles(m: int, n: int, k: int, dtype,
+                                precision=None) -> bool:
+  """Whether a float32 (TF32) product of a K that fits one 16-deep K-phase
+  (LoRA's (x A) @ B at rank 8 or 16), rows aligned, outside the skinny
+  regime, runs `thin_store_config`. Each program loads its strips once and
+  multiplies once, so storing the output bounds it. On an H200 (wild-tune's
+  seven such shapes and two in neither split, BUILD_NOTES.md), 32x128
+  tiles stored at 2.2-4.3 TB/s, 0.91-1.03x jnp.matmul, where the model's
+  64- and 128-row picks ran 0.89-0.97x: 5-11% faster on eight of the nine,
+  5% slower on 4096x59136x16; at K = 32 no faster. The model has no
+  coefficients for the tile (no wild-tune row timed it), so this is a rule.
+  Unaligned rows keep `reads_short_k_in_place`'s tile (32 rows there
+  unmeasured)."""
+  dtype = np.dtype(dtype)
+  return (dtype == np.float32 and validation.is_default(precision)
+          and not validation.is_symbolic(m, n, k)
+          and not layouts.is_skinny(m, n) and k <= _THIN_STORE_MAX_K
+          and not layouts.has_unaligned_rows(n, k, dtype))
+
+
+def thin_store_config() -> TileConfig:
+  """`stores_tiny_k_in_thin_tiles`'s tile: 32x128 over one 16-deep K-phase,
+  b as stored (one phase of it is loaded once: no transpose pass), two
+  stages, groups of 16 tile rows, as the short-K tiles
+  (`candidates.short_k_configs`)."""
+  return TileConfig(32, 128, MIN_DOT_DIM, num_warps=4, num_stages=2,
+                    group_m=16)
+
+
 # A tiny product: fewer multiply-adds than this (the wild statistics' lower
 # bound), whose copies before the kernel would move at most _TINY_COPY_BYTES.
 _TINY_MACS = 1 << 24

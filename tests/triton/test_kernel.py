@@ -98,6 +98,11 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                              group_m=16), jnp.float32),
     ((130, 8, 300), pallas_tiled.TileConfig(64, 16, 64, split_k=4),
      jnp.float32),
+    # float32 of a K of one 16-deep phase in 32-row tiles, as
+    # `stores_tiny_k_in_thin_tiles` picks: K = 8 masks half the phase;
+    # M = 130 leaves a partial tile of 2 rows, N = 300 one of 44 columns.
+    ((130, 300, 8), pallas_tiled.TileConfig(32, 128, 16, num_stages=2,
+                                            group_m=16), jnp.float32),
     # float32 of a short K with unaligned rows (K = 14, N = 301) read in
     # place, as `reads_short_k_in_place` picks.
     ((130, 301, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
@@ -130,7 +135,8 @@ def test_transposed_operand_kernels(config, transposes, rng):
      jnp.float8_e4m3fn),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
-        "skinny-n-f32-b-as-stored", "short-k-f32-in-place",
+        "skinny-n-f32-b-as-stored", "tiny-k-f32-thin",
+        "short-k-f32-in-place",
         "short-k-f8-in-place", "skinny-n-f8-upcast-sk2",
         "decode-f8-upcast-sk4", "decode-64-rows-f8-upcast-sk16",
         "small-k-f32-in-place", "small-k-bf16-in-place",
