@@ -70,6 +70,8 @@ from pallas_tiled.triton.heuristics import folded_row_vector_config
 from pallas_tiled.triton.heuristics import reads_short_k_in_place
 from pallas_tiled.triton.heuristics import short_k_config
 from pallas_tiled.triton.heuristics import shortens_tail
+from pallas_tiled.triton.heuristics import small_tile_config
+from pallas_tiled.triton.heuristics import spreads_short_k_over_small_tiles
 from pallas_tiled.triton.heuristics import stores_tiny_k_in_thin_tiles
 from pallas_tiled.triton.heuristics import streams_folded_row_as_vector
 from pallas_tiled.triton.heuristics import takes_vector_tiles
@@ -510,7 +512,8 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   with), or where a rule decides (float32 matrix-vector products:
   `takes_vector_tiles`; a short K of unaligned rows, read in place:
   `reads_short_k_in_place`, whose config it returns; a float32 K of one
-  16-deep K-phase, rows aligned: `stores_tiny_k_in_thin_tiles`; a 16-bit
+  16-deep K-phase, rows aligned: `stores_tiny_k_in_thin_tiles`, or of up
+  to 32 over few tiles: `spreads_short_k_over_small_tiles`; a 16-bit
   row whose
   b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
   float32 grid's short tail round, `shortens_tail`)."""
@@ -538,6 +541,9 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
   if "triton" in backends and stores_tiny_k_in_thin_tiles(
       m, n, k, dtype, precision):
     return thin_store_config()  # A rule: no wild-tune row timed the tile.
+  if "triton" in backends and spreads_short_k_over_small_tiles(
+      m, n, k, dtype, precision, num_sms=num_sms):
+    return small_tile_config(k)  # A rule, as above.
   if "triton" in backends and streams_folded_row_as_vector(
       m, n, k, dtype, num_sms=num_sms):
     return folded_row_vector_config(m, n, k)  # A rule, as above.

@@ -166,6 +166,42 @@ def thin_store_config() -> TileConfig:
                     group_m=16)
 
 
+# A float32 (TF32) product of K from past _THIN_STORE_MAX_K to one 128-byte
+# K-phase runs 32x64 tiles where its 64x128 ones would fill at most this
+# many rounds of the SMs (an H200, `spreads_short_k_over_small_tiles`).
+_SMALL_TILES_MAX_ROUNDS = 1.25
+
+
+def spreads_short_k_over_small_tiles(m: int, n: int, k: int, dtype,
+                                     precision=None, *,
+                                     num_sms: int | None = None) -> bool:
+  """Whether a float32 (TF32) product of K 17-32 (one 128-byte K-phase),
+  rows aligned, outside the skinny regime, whose 64x128 tiles would fill
+  at most 1.25 rounds of the SMs, runs `small_tile_config`: four times
+  those programs, each loading its strips once. On an H200 (eight shapes
+  in neither wild split, 128x4096x32 to 512x2048x32, 0.5-1.2 rounds;
+  BUILD_NOTES.md), 32x64 tiles ran 0.94-0.98x jnp.matmul where the
+  model's picks ran 0.80-0.98x: 3-21% faster on six, 2% slower on the two
+  at 0.97 rounds. No wild-tune product is of this kind, so this is a
+  rule."""
+  dtype = np.dtype(dtype)
+  if (dtype != np.float32 or not validation.is_default(precision)
+      or validation.is_symbolic(m, n, k) or layouts.is_skinny(m, n)
+      or not _THIN_STORE_MAX_K < k <= layouts.swizzle_elements(dtype)
+      or layouts.has_unaligned_rows(n, k, dtype)):
+    return False
+  rounds = pl.cdiv(m, 64) * pl.cdiv(n, 128) / (num_sms or device.sm_count())
+  return rounds <= _SMALL_TILES_MAX_ROUNDS
+
+
+def small_tile_config(k: int) -> TileConfig:
+  """`spreads_short_k_over_small_tiles`' tile: 32x64 over one K-phase as
+  deep as K (32 elements, 128 bytes), b as stored, two stages, groups of
+  16 tile rows."""
+  return TileConfig(32, 64, fit_block(k, MIN_DOT_DIM, 32), num_warps=4,
+                    num_stages=2, group_m=16)
+
+
 # A tiny product: fewer multiply-adds than this (the wild statistics' lower
 # bound), whose copies before the kernel would move at most _TINY_COPY_BYTES.
 _TINY_MACS = 1 << 24

@@ -358,6 +358,33 @@ def test_short_k_candidates_also_read_a_k_major_b_as_stored():
   assert two_stage == {True: 3, False: 4}  # As stored also 32x128.
 
 
+@pytest.mark.parametrize("shape, dtype, precision, small", [
+    ((128, 4096, 32), jnp.float32, None, True),  # 64 tiles of 64x128.
+    ((256, 5120, 24), jnp.float32, None, True),  # 160: 1.2 rounds.
+    ((512, 5120, 32), jnp.float32, None, False),  # 320: 2.4 rounds.
+    ((128, 4096, 16), jnp.float32, None, False),  # Thin tiles instead.
+    ((128, 4096, 48), jnp.float32, None, False),  # Past one K-phase.
+    ((128, 4001, 32), jnp.float32, None, False),  # Unaligned: in place.
+    ((128, 4096, 32), jnp.float32, lax.Precision.HIGHEST, False),
+    ((128, 4096, 32), jnp.bfloat16, None, False),  # Not measured.
+], ids=["k32-half-round", "k24-1.2-rounds", "k32-2.4-rounds", "k16",
+        "k48", "unaligned", "f32-highest", "bf16"])
+def test_short_float32_k_over_few_tiles_spreads_over_small_tiles(
+    shape, dtype, precision, small):
+  """A float32 (TF32) product of K 17-32, rows aligned, whose 64x128 tiles
+  would fill at most 1.25 rounds of 132 SMs: the cost model picks 32x64
+  tiles (a rule: on an H200, 3-21% faster than the model's picks on six of
+  eight such shapes, 2% slower on two; BUILD_NOTES.md)."""
+  assert triton_heuristics.spreads_short_k_over_small_tiles(
+      *shape, dtype, precision, num_sms=132) == small
+  rule = triton_heuristics.small_tile_config(shape[2])
+  assert not small or (rule.block_m, rule.block_n, rule.block_k) == (32, 64,
+                                                                 32)
+  chosen = cost_model.choose_on("NVIDIA H200", 132, *shape, dtype, precision)
+  assert (chosen == rule) == small
+  triton_config.check_triton_tiles(rule, jnp.float32, HOPPER)
+
+
 @pytest.mark.parametrize("shape, dtype, precision, thin", [
     ((2048, 17920, 8), jnp.float32, None, True),
     ((4096, 8192, 16), jnp.float32, None, True),

@@ -103,6 +103,11 @@ def test_transposed_operand_kernels(config, transposes, rng):
     # M = 130 leaves a partial tile of 2 rows, N = 300 one of 44 columns.
     ((130, 300, 8), pallas_tiled.TileConfig(32, 128, 16, num_stages=2,
                                             group_m=16), jnp.float32),
+    # float32 of K = 24 over few tiles in 32x64 ones, as
+    # `spreads_short_k_over_small_tiles` picks: one 32-deep phase masked
+    # past 24; 100 rows leave a partial tile of 4, 300 columns one of 44.
+    ((100, 300, 24), pallas_tiled.TileConfig(32, 64, 32, num_stages=2,
+                                             group_m=16), jnp.float32),
     # float32 of a short K with unaligned rows (K = 14, N = 301) read in
     # place, as `reads_short_k_in_place` picks.
     ((130, 301, 14), pallas_tiled.TileConfig(64, 128, 16, num_stages=2,
@@ -136,6 +141,7 @@ def test_transposed_operand_kernels(config, transposes, rng):
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
         "skinny-n-f32-b-as-stored", "tiny-k-f32-thin",
+        "short-k-f32-few-tiles",
         "short-k-f32-in-place",
         "short-k-f8-in-place", "skinny-n-f8-upcast-sk2",
         "decode-f8-upcast-sk4", "decode-64-rows-f8-upcast-sk16",
