@@ -513,9 +513,8 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   `takes_vector_tiles`; a short K of unaligned rows, read in place:
   `reads_short_k_in_place`, whose config it returns; a float32 K of one
   16-deep K-phase, rows aligned: `stores_tiny_k_in_thin_tiles`, or of up
-  to 32 over few tiles: `spreads_short_k_over_small_tiles`; a 16-bit
-  row whose
-  b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
+  to 32 over few tiles: `spreads_short_k_over_small_tiles`; a 16-bit row
+  whose b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
   float32 grid's short tail round, `shortens_tail`)."""
   if not device.is_hopper():
     return None

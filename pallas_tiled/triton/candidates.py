@@ -96,8 +96,8 @@ def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
   and operand layout, and where that is a K-major b (float32, float8) also
   b as stored: one phase of it is loaded once, where the transpose pass
   cost 1.1-3 us of the H100's float32 LoRA rows (128x5120x32: 1.3 of 4.1).
-  float32's also 32x128 with b as stored, which stored fastest on eight
-  of nine H200 shapes of K <= 16 and ran within 3% at K = 32
+  float32's also 32x128 with b as stored, which stored fastest on seven
+  of eight H200 shapes of K <= 16 and ran within 3% at K = 32
   (`heuristics.stores_tiny_k_in_thin_tiles`). Not for float64, whose
   128x128 sums would need twice the registers four warps have."""
   if not layouts.fits_one_k_phase(k, dtype) or np.dtype(dtype).itemsize == 8:

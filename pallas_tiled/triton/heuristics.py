@@ -143,10 +143,10 @@ def stores_tiny_k_in_thin_tiles(m: int, n: int, k: int, dtype,
   (LoRA's (x A) @ B at rank 8 or 16), rows aligned, outside the skinny
   regime, runs `thin_store_config`. Each program loads its strips once and
   multiplies once, so storing the output bounds it. On an H200 (wild-tune's
-  seven such shapes and two in neither split, BUILD_NOTES.md), 32x128
+  seven such shapes and one in neither split, BUILD_NOTES.md), 32x128
   tiles stored at 2.2-4.3 TB/s, 0.91-1.03x jnp.matmul, where the model's
-  64- and 128-row picks ran 0.89-0.97x: 5-11% faster on eight of the nine,
-  5% slower on 4096x59136x16; at K = 32 no faster. The model has no
+  64- and 128-row picks ran 0.89-0.97x: 5-11% faster on seven of the
+  eight, 5% slower on 4096x59136x16; at K = 32 no faster. The model has no
   coefficients for the tile (no wild-tune row timed it), so this is a rule.
   Unaligned rows keep `reads_short_k_in_place`'s tile (32 rows there
   unmeasured)."""

@@ -401,7 +401,7 @@ def test_tiny_float32_k_stores_in_thin_tiles(shape, dtype, precision, thin):
   """A float32 (TF32) product whose K fits one 16-deep K-phase, rows
   aligned, outside the skinny regime: the cost model picks 32x128 tiles,
   b as stored (a rule: on an H200 they stored 5-11% faster than the
-  model's picks on eight of nine such shapes, BUILD_NOTES.md); the
+  model's picks on seven of eight such shapes, BUILD_NOTES.md); the
   autotuner tries them at any K of one 128-byte K-phase."""
   assert triton_heuristics.stores_tiny_k_in_thin_tiles(
       *shape, dtype, precision) == thin
