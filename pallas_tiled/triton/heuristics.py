@@ -77,6 +77,13 @@ _SMALL_K_BYTES = 512
 _SMALL_OUTPUT_ROUNDS = 3
 
 
+def _short_k_tile_rounds(m: int, n: int, num_sms: int | None) -> float:
+  """Rounds of the SMs that 64x128 tiles over an (m, n) output fill: the
+  short-K rules' measure of a small output (`reads_short_k_in_place`,
+  `spreads_short_k_over_small_tiles`)."""
+  return pl.cdiv(m, 64) * pl.cdiv(n, 128) / (num_sms or device.sm_count())
+
+
 def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
                            num_sms: int | None = None) -> bool:
   """Whether a product of a short K, with rows that are not 16-byte
@@ -111,8 +118,8 @@ def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
   else:
     small_k = (dtype in _SHORT_K_IN_PLACE_DTYPES
                and k * dtype.itemsize <= _SMALL_K_BYTES)
-  rounds = pl.cdiv(m, 64) * pl.cdiv(n, 128) / (num_sms or device.sm_count())
-  return small_k and rounds <= _SMALL_OUTPUT_ROUNDS
+  return (small_k
+          and _short_k_tile_rounds(m, n, num_sms) <= _SMALL_OUTPUT_ROUNDS)
 
 
 def short_k_config(k: int, dtype) -> TileConfig:
@@ -137,6 +144,19 @@ def short_k_config(k: int, dtype) -> TileConfig:
 _THIN_STORE_MAX_K = MIN_DOT_DIM
 
 
+def _is_aligned_tf32_output(m: int, n: int, k: int, dtype,
+                            precision) -> bool:
+  """Whether a product is float32 at default precision (TF32), of known
+  sizes, outside the skinny regime, with aligned rows: where the float32
+  short-K tile rules apply (`stores_tiny_k_in_thin_tiles`,
+  `spreads_short_k_over_small_tiles`)."""
+  dtype = np.dtype(dtype)
+  return (dtype == np.float32 and validation.is_default(precision)
+          and not validation.is_symbolic(m, n, k)
+          and not layouts.is_skinny(m, n)
+          and not layouts.has_unaligned_rows(n, k, dtype))
+
+
 def stores_tiny_k_in_thin_tiles(m: int, n: int, k: int, dtype,
                                 precision=None) -> bool:
   """Whether a float32 (TF32) product of a K that fits one 16-deep K-phase
@@ -150,11 +170,8 @@ def stores_tiny_k_in_thin_tiles(m: int, n: int, k: int, dtype,
   coefficients for the tile (no wild-tune row timed it), so this is a rule.
   Unaligned rows keep `reads_short_k_in_place`'s tile (32 rows there
   unmeasured)."""
-  dtype = np.dtype(dtype)
-  return (dtype == np.float32 and validation.is_default(precision)
-          and not validation.is_symbolic(m, n, k)
-          and not layouts.is_skinny(m, n) and k <= _THIN_STORE_MAX_K
-          and not layouts.has_unaligned_rows(n, k, dtype))
+  return (_is_aligned_tf32_output(m, n, k, dtype, precision)
+          and k <= _THIN_STORE_MAX_K)
 
 
 def thin_store_config() -> TileConfig:
@@ -184,14 +201,9 @@ def spreads_short_k_over_small_tiles(m: int, n: int, k: int, dtype,
   model's picks ran 0.80-0.98x: 3-21% faster on six, 2% slower on the two
   at 0.97 rounds. No wild-tune product is of this kind, so this is a
   rule."""
-  dtype = np.dtype(dtype)
-  if (dtype != np.float32 or not validation.is_default(precision)
-      or validation.is_symbolic(m, n, k) or layouts.is_skinny(m, n)
-      or not _THIN_STORE_MAX_K < k <= layouts.swizzle_elements(dtype)
-      or layouts.has_unaligned_rows(n, k, dtype)):
-    return False
-  rounds = pl.cdiv(m, 64) * pl.cdiv(n, 128) / (num_sms or device.sm_count())
-  return rounds <= _SMALL_TILES_MAX_ROUNDS
+  return (_is_aligned_tf32_output(m, n, k, dtype, precision)
+          and _THIN_STORE_MAX_K < k <= layouts.swizzle_elements(dtype)
+          and _short_k_tile_rounds(m, n, num_sms) <= _SMALL_TILES_MAX_ROUNDS)
 
 
 def small_tile_config(k: int) -> TileConfig:
