@@ -134,6 +134,10 @@ def test_transposed_operand_kernels(config, transposes, rng):
     # bfloat16 K = 200: 128 + 72); float8's 64x64 over one masked phase.
     ((130, 301, 100), pallas_tiled.TileConfig(64, 128, 64, num_stages=2,
                                               group_m=16), jnp.float32),
+    # float32's in 32-row tiles where N is even: 130 rows leave a partial
+    # tile of 2, 300 columns one of 44.
+    ((130, 300, 100), pallas_tiled.TileConfig(32, 128, 64, num_stages=2,
+                                              group_m=16), jnp.float32),
     ((130, 301, 200), pallas_tiled.TileConfig(64, 128, 128, num_stages=2,
                                               group_m=16), jnp.bfloat16),
     ((130, 301, 100), pallas_tiled.TileConfig(64, 64, 128, group_m=16),
@@ -145,7 +149,8 @@ def test_transposed_operand_kernels(config, transposes, rng):
         "short-k-f32-in-place",
         "short-k-f8-in-place", "skinny-n-f8-upcast-sk2",
         "decode-f8-upcast-sk4", "decode-64-rows-f8-upcast-sk16",
-        "small-k-f32-in-place", "small-k-bf16-in-place",
+        "small-k-f32-in-place", "small-k-f32-in-place-even-n",
+        "small-k-bf16-in-place",
         "small-k-f8-in-place"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
