@@ -130,9 +130,9 @@ def short_k_config(n: int, k: int, dtype) -> TileConfig:
   within 5% on the others; 128x64 ran up to 1.5x slower on large
   outputs); over 256-byte K-phases for a longer K (of nine tiles on the
   small-product probe the fastest in geomean, the only one never slower
-  than the pick), in 32-row tiles for float32 of an even N
-  (`_thin_short_k_tiles`); float8's 64x64 over one 128-byte K-phase (1.21x
-  the pick in geomean, 64x128 1.17x)."""
+  than the pick), in 32-row tiles for float32 of two such phases and an
+  even N (`_thin_short_k_tiles`); float8's 64x64 over one 128-byte K-phase
+  (1.21x the pick in geomean, 64x128 1.17x)."""
   phase = layouts.swizzle_elements(dtype)
   if np.dtype(dtype) == np.dtype(jnp.float8_e4m3fn):
     return TileConfig(64, 64, phase, num_warps=4, num_stages=4, group_m=16)
@@ -142,14 +142,15 @@ def short_k_config(n: int, k: int, dtype) -> TileConfig:
 
 
 def _thin_short_k_tiles(n: int, k: int, dtype) -> bool:
-  """Whether a float32 K of 256-byte phases read in place takes 32-row
+  """Whether a float32 K of two 256-byte phases read in place takes 32-row
   tiles: where N is even. On an H200 (19 shapes in neither wild split, M
   120-6000, N 102-5001, K 70-127, BUILD_NOTES.md), 64x128 tiles ran
   0.96-1.08x jnp.matmul for every odd N but 0.38-0.76x for every even one
   (120x5000x75 8.1 us, 120x5001x75 4.2), where 32x128 ran 0.74-1.30x (0.94x
-  in geomean; over odd N 0.81x). Why the parity matters was not found."""
-  return (np.dtype(dtype) == np.float32 and k >= layouts.swizzle_elements(dtype)
-          and n % 2 == 0)
+  in geomean; over odd N 0.81x). Why the parity matters was not found; a K
+  of one phase was not measured."""
+  return (np.dtype(dtype) == np.float32
+          and k > 2 * layouts.swizzle_elements(dtype) and n % 2 == 0)
 
 
 # A float32 (TF32) product whose K fits one K-phase this deep stores its

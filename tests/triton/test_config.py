@@ -322,12 +322,14 @@ def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
     ((3000, 500, 111), jnp.float32, 32),  # N even.
     ((3000, 501, 111), jnp.float32, 64),
     ((3000, 500, 21), jnp.float32, 64),  # K of one K-phase: unmeasured.
+    ((3000, 500, 61), jnp.float32, 64),  # One 256-byte phase: unmeasured.
     ((3000, 500, 111), jnp.bfloat16, 64),
-], ids=["f32-even-n", "f32-odd-n", "f32-k-below-a-phase", "bf16-even-n"])
+], ids=["f32-even-n", "f32-odd-n", "f32-k-below-a-phase",
+        "f32-k-of-one-wide-phase", "bf16-even-n"])
 def test_float32_short_k_in_place_tile_rows_follow_n_parity(shape, dtype,
                                                              block_m):
-  """float32's 256-byte K-phases read in place run in 32-row tiles where N
-  is even (64-row ones ran 0.38-0.76x jnp.matmul there on an H200, at
+  """float32's two 256-byte K-phases read in place run in 32-row tiles where
+  N is even (64-row ones ran 0.38-0.76x jnp.matmul there on an H200, at
   0.96-1.08x where N is odd); other dtypes and K keep 64 rows."""
   assert triton_heuristics.reads_short_k_in_place(*shape, dtype)
   config = cost_model.choose_on("NVIDIA H200", 132, *shape, dtype)
