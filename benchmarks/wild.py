@@ -18,6 +18,7 @@ bring.
 
   python3 benchmarks/wild.py           # counts per split, kind and regime
   python3 benchmarks/wild.py --write   # regenerate wild_shapes.csv
+  python3 benchmarks/wild.py --fresh=7 # shapes of neither split, seed 7
 """
 
 from __future__ import annotations
@@ -263,10 +264,11 @@ def _model_rng(seed: int, name: str):
   return np.random.default_rng([seed, zlib.crc32(name.encode())])
 
 
-def _model_entries(model: Model) -> list[tuple[int, int, int, str, str]]:
+def _model_entries(model: Model, seed: int = TOKEN_SEED
+                   ) -> list[tuple[int, int, int, str, str]]:
   """Each projection at one token count, the regimes cycled over projections
   so that every model covers every regime its token counts reach."""
-  rng = _model_rng(TOKEN_SEED, model.name)
+  rng = _model_rng(seed, model.name)
   rows = []
   products = [(label, n, k, model.pool) for label, n, k in projections(model)]
   products += [(e.label, e.n, e.k, e.pool) for e in model.extras]
@@ -308,10 +310,11 @@ def _moe_entries(model: Model, rng) -> list[tuple[int, int, int, str, str]]:
   return rows
 
 
-def _grad_entries(forward) -> list[tuple[int, int, int, str, str]]:
+def _grad_entries(forward, seed: int = GRAD_SEED
+                  ) -> list[tuple[int, int, int, str, str]]:
   """dA = dC B^T is M x K x N and dB = A^T dC is K x N x M, for forward
   products at training token counts (M >= 128), until NUM_GRADS new shapes."""
-  rng = np.random.default_rng(GRAD_SEED)
+  rng = np.random.default_rng(seed)
   train = sorted(r for r in forward if r[0] >= 128)
   seen = {r[:3] for r in forward}
   rows = []
@@ -324,20 +327,22 @@ def _grad_entries(forward) -> list[tuple[int, int, int, str, str]]:
   return rows
 
 
-def _random_entries() -> list[tuple[int, int, int, str, str]]:
+def _random_entries(seed: int = RANDOM_SEED
+                    ) -> list[tuple[int, int, int, str, str]]:
   """M, N, K each log-uniform in [1, RANDOM_MAX_DIM]; costlier ones redrawn."""
-  rng = np.random.default_rng(RANDOM_SEED)
+  rng = np.random.default_rng(seed)
   rows = []
   while len(rows) < NUM_RANDOM:
     m, n, k = (int(round(math.exp(x))) for x in
                rng.uniform(0, math.log(RANDOM_MAX_DIM), size=3))
     if m * n * k <= MAX_MNK:
       rows.append((m, n, k, "random",
-                   f"random log-uniform seed={RANDOM_SEED} #{len(rows)}"))
+                   f"random log-uniform seed={seed} #{len(rows)}"))
   return rows
 
 
-def _adapter_entries() -> list[tuple[int, int, int, str, str]]:
+def _adapter_entries(seed: int = ADAPTER_SEED
+                     ) -> list[tuple[int, int, int, str, str]]:
   """A LoRA adapter (Hu et al., 2021) fine-tuning each language model: a
   rank-r pair A (K x r), B (r x N) beside one of its block's N x K
   projections, at a prefill token count M: x @ A is M x r x K (an output r
@@ -346,7 +351,7 @@ def _adapter_entries() -> list[tuple[int, int, int, str, str]]:
   for model in MODELS:
     if model.pool is not LLM:
       continue
-    rng = _model_rng(ADAPTER_SEED, model.name)
+    rng = _model_rng(seed, model.name)
     block = [p for p in projections(model) if not p[0].startswith("LM head")]
     label, n, k = block[rng.integers(len(block))]
     rank = ADAPTER_RANKS[rng.integers(len(ADAPTER_RANKS))]
@@ -377,13 +382,19 @@ def _split(shapes: dict) -> dict:
   return split
 
 
+def _entries(seeds) -> list[tuple[int, int, int, str, str]]:
+  """Every kind's draws, from seeds (token, grad, random, adapter)."""
+  token, grad, random, adapter = seeds
+  forward = [row for model in MODELS for row in _model_entries(model, token)]
+  return (forward + _grad_entries(forward, grad) + _random_entries(random)
+          + _adapter_entries(adapter))
+
+
 def build() -> list[Entry]:
   """The corpus, one Entry per distinct (m, n, k), sorted by (split, m, n, k).
 
   Deterministic: every draw comes from a fixed seed."""
-  forward = [row for model in MODELS for row in _model_entries(model)]
-  rows = (forward + _grad_entries(forward) + _random_entries()
-          + _adapter_entries())
+  rows = _entries((TOKEN_SEED, GRAD_SEED, RANDOM_SEED, ADAPTER_SEED))
   kinds, sources = {}, collections.defaultdict(list)
   for m, n, k, kind, source in rows:
     shape = (m, n, k)
@@ -395,6 +406,18 @@ def build() -> list[Entry]:
   split = _split(kinds)
   return sorted(Entry(*shape, split[shape], kinds[shape],
                       "; ".join(sources[shape])) for shape in kinds)
+
+
+def fresh(seed: int) -> list[tuple[int, int, int]]:
+  """Shapes of neither split, drawn as the corpus is (the same models,
+  kinds and bounds) from other seeds: a sample of the shapes users bring
+  that no heuristic, fit or table has seen, to measure how selection
+  generalizes (BUILD_NOTES.md, forty-fourth session). Deterministic per
+  seed; sorted, distinct, none in the corpus."""
+  seeds = [int(x) for x in np.random.default_rng(
+      [seed, zlib.crc32(b"fresh")]).integers(2**31, size=4)]
+  corpus = {(e.m, e.n, e.k) for e in load()}
+  return sorted({row[:3] for row in _entries(seeds)} - corpus)
 
 
 def to_csv(entries: list[Entry]) -> str:
@@ -446,6 +469,10 @@ def summary(entries: list[Entry]) -> str:
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  if _FRESH.value is not None:
+    print(",".join(f"{m}x{n}x{k}" for m, n, k in fresh(_FRESH.value)
+                   if m * n * k >= _FRESH_MIN_MACS.value))
+    return
   entries = build()
   text = to_csv(entries)
   if _WRITE.value:
@@ -460,4 +487,10 @@ if __name__ == "__main__":
   # Defined here, so that importing wild for its suites adds no flags.
   _WRITE = flags.DEFINE_bool("write", False,
                              f"Regenerate {CSV_PATH.name} from build().")
+  _FRESH = flags.DEFINE_integer(
+      "fresh", None, "Print fresh(SEED)'s shapes, comma-separated, for"
+      " matmul_benchmark.py --shapes.")
+  _FRESH_MIN_MACS = flags.DEFINE_integer(
+      "fresh_min_macs", 2**24, "With --fresh, only shapes of at least this"
+      " many multiply-adds (the speedup statistics' bound).")
   app.run(main)

@@ -54,6 +54,18 @@ def test_every_kind_and_regime_in_each_split(wild, split):
   assert {wild.regime(e.m) for e in part} == set(wild.REGIMES)
 
 
+def test_fresh_shapes_are_new_and_seeded(wild, entries):
+  """fresh(seed) draws shapes of neither split, the same ones per seed and
+  others for another seed, within the corpus's bounds and of every regime."""
+  corpus = {(e.m, e.n, e.k) for e in entries}
+  one = wild.fresh(1)
+  assert one == wild.fresh(1) == sorted(set(one))
+  assert len(one) >= 100 and not set(one) & corpus
+  assert {wild.regime(m) for m, _, _ in one} == set(wild.REGIMES)
+  assert all(1 <= min(s) and s[0] * s[1] * s[2] <= wild.MAX_MNK for s in one)
+  assert len(set(one) & set(wild.fresh(2))) < len(one) // 2
+
+
 def test_entries_are_valid(wild, entries):
   for e in entries:
     assert min(e.m, e.n, e.k) >= 1, e
