@@ -7,6 +7,8 @@
 # process, with the GPU to itself. Usage (repo root, on the GPU machine):
 #   benchmarks/run_wild.sh OUTPUT_DIR SUITE DTYPE SHARD/SHARDS [FLAGS...]
 # e.g. benchmarks/run_wild.sh /tmp/w wild-check bfloat16 0/2
+# SUITE fresh:SEED times `wild.py --fresh=SEED`'s shapes of neither split
+# (their rows unlabelled by a suite), e.g. fresh:7 float32 0/4 a quarter.
 set -uo pipefail
 out=${1:?usage: run_wild.sh OUT SUITE DTYPE SHARD/SHARDS [FLAGS...]}
 suite=${2:?suite}
@@ -24,7 +26,14 @@ export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export JAX_COMPILATION_CACHE_DIR=${JAX_COMPILATION_CACHE_DIR:-/tmp/pallas_tiled_jax_cache}
 export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
 export JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=-1
-bench="python3 benchmarks/matmul_benchmark.py --suite=$suite --dtypes=$dtype"
+if [[ $suite == fresh:* ]]; then
+  shapes=$(python3 benchmarks/wild.py --fresh="${suite#fresh:}") || exit 1
+  select="--shapes=$shapes"
+  suite=fresh${suite#fresh:}
+else
+  select="--suite=$suite"
+fi
+bench="python3 benchmarks/matmul_benchmark.py $select --dtypes=$dtype"
 name="${suite}_${dtype}_$((index + 1))of$shards"
 start=$SECONDS
 pids=()
