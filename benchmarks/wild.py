@@ -384,10 +384,11 @@ def _split(shapes: dict) -> dict:
 
 def _entries(seeds) -> list[tuple[int, int, int, str, str]]:
   """Every kind's draws, from seeds (token, grad, random, adapter)."""
-  token, grad, random, adapter = seeds
-  forward = [row for model in MODELS for row in _model_entries(model, token)]
-  return (forward + _grad_entries(forward, grad) + _random_entries(random)
-          + _adapter_entries(adapter))
+  token_seed, grad_seed, random_seed, adapter_seed = seeds
+  forward = [row for model in MODELS
+             for row in _model_entries(model, token_seed)]
+  return (forward + _grad_entries(forward, grad_seed)
+          + _random_entries(random_seed) + _adapter_entries(adapter_seed))
 
 
 def build() -> list[Entry]:

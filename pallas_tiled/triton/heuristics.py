@@ -102,7 +102,8 @@ def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
   the product: on 7 H200 probe shapes in neither split (120x5001x75 to
   1000x3001x110), the in-place tiles ran 1.08-1.37x faster than the pick
   in bfloat16 (jnp.matmul's speed in geomean, the picks 0.86x), float32's
-  (K <= 128) 1.33-1.89x (1.05x jnp.matmul, the picks 0.66x), float8's
+  (K <= 128; every N odd, see `_thin_short_k_tiles`) 1.33-1.89x (1.05x
+  jnp.matmul, the picks 0.66x), float8's
   (K < 128) 1.21x in geomean (BUILD_NOTES.md). No wild-tune product is of
   either kind, so this is a rule and not a fit."""
   dtype = np.dtype(dtype)

@@ -300,8 +300,9 @@ def test_short_k_candidates_where_k_fits_one_k_phase(k, short):
     ((150, 2501, 130), helpers.FLOAT8, None, False),  # Past one K-phase.
     ((1500, 3001, 110), jnp.bfloat16, None, False),  # 4.4 rounds.
 ], ids=["f32", "bf16", "f16-a-unaligned", "aligned", "decode",
-        "f32-highest", "f8", "small-bf16", "small-f32", "small-f32-even-n", "small-f32-long-k",
-        "small-f8", "small-f8-long-k", "small-bf16-large-output"])
+        "f32-highest", "f8", "small-bf16", "small-f32", "small-f32-even-n",
+        "small-f32-long-k", "small-f8", "small-f8-long-k",
+        "small-bf16-large-output"])
 def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
   """A K shorter than one K-phase with unaligned rows, or a small product's
   short K: the heuristic, the cost model and the autotuner's first
