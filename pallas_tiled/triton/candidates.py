@@ -61,6 +61,8 @@ def candidate_configs(m: int, n: int, k: int, dtype, precision=None,
       candidates += _upcast_configs(candidates)
   else:
     candidates += short_k_configs(candidates[0], k, dtype)
+    candidates += _other_in_place_rows(candidates[0], m, n, k, dtype,
+                                       precision)
     shapes = [(128, 256, 8), (256, 128, 8), (128, 128, 8), (128, 128, 4),
               (128, 64, 4), (64, 128, 4)]
     if wide:
@@ -112,6 +114,19 @@ def short_k_configs(first: TileConfig, k: int, dtype) -> list[TileConfig]:
     configs.append(TileConfig(32, 128, first.block_k, 4, 2, group_m=16,
                               align_operands=first.align_operands))
   return configs
+
+
+def _other_in_place_rows(first: TileConfig, m: int, n: int, k: int, dtype,
+                         precision) -> list[TileConfig]:
+  """Where `first` reads a float32 K longer than one 128-byte phase in
+  place (`heuristics.reads_short_k_in_place`; a shorter one has both row
+  counts in `short_k_configs`), the same tile in the other row count, 64
+  or 32: which ran faster followed N's parity on every H200 probe shape
+  (`heuristics._thin_short_k_tiles`), for a cause not found."""
+  if (np.dtype(dtype) != np.float32 or layouts.fits_one_k_phase(k, dtype)
+      or not heuristics.reads_short_k_in_place(m, n, k, dtype, precision)):
+    return []
+  return [dataclasses.replace(first, block_m={32: 64, 64: 32}[first.block_m])]
 
 
 def _decode_configs(m, dtype, kmajors, unaligned) -> list[TileConfig]:
