@@ -36,6 +36,8 @@ from absl import app
 from absl import flags
 import numpy as np
 
+import report
+
 CSV_PATH = pathlib.Path(__file__).resolve().parent / "wild_shapes.csv"
 FIELDS = ("m", "n", "k", "split", "kind", "source")
 SPLITS = ("tune", "check")
@@ -492,6 +494,6 @@ if __name__ == "__main__":
       "fresh", None, "Print fresh(SEED)'s shapes, comma-separated, for"
       " matmul_benchmark.py --shapes.")
   _FRESH_MIN_MACS = flags.DEFINE_integer(
-      "fresh_min_macs", 2**24, "With --fresh, only shapes of at least this"
-      " many multiply-adds (the speedup statistics' bound).")
+      "fresh_min_macs", report.MIN_STATS_MACS, "With --fresh, only shapes"
+      " of at least this many multiply-adds (the speedup statistics' bound).")
   app.run(main)
