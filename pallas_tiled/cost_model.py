@@ -68,6 +68,7 @@ from pallas_tiled.triton.config import check_triton_tiles
 from pallas_tiled.triton.heuristics import default_tiled_config
 from pallas_tiled.triton.heuristics import folded_row_vector_config
 from pallas_tiled.triton.heuristics import reads_short_k_in_place
+from pallas_tiled.triton.heuristics import reads_thin_b_as_stored
 from pallas_tiled.triton.heuristics import short_k_config
 from pallas_tiled.triton.heuristics import shortens_tail
 from pallas_tiled.triton.heuristics import small_tile_config
@@ -515,7 +516,8 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   16-deep K-phase, rows aligned: `stores_tiny_k_in_thin_tiles`, or of up
   to 32 over few tiles: `spreads_short_k_over_small_tiles`; a 16-bit row
   whose b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
-  float32 grid's short tail round, `shortens_tail`)."""
+  float32 grid's short tail round, `shortens_tail`; a float32 b of at most
+  32 columns, read as stored: `reads_thin_b_as_stored`)."""
   if not device.is_hopper():
     return None
   return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
@@ -561,10 +563,12 @@ def _choose(m, n, k, dtype, precision, out_dtype, backends, device_kind,
   if coefs is None:
     return None
   timed = []
+  thin_b = reads_thin_b_as_stored(m, n, k, dtype)  # A rule: `choose`.
   for config in model_candidates(m, n, k, dtype, precision,
                                  out_dtype=out_dtype,
                                  mosaic="mosaic" in backends):
-    if config.backend in backends:
+    if config.backend in backends and not (
+        thin_b and isinstance(config, TileConfig) and config.k_major_b):
       predicted = predict_us(config, m, n, k, dtype, coefs, num_sms)
       if predicted is not None:
         timed.append((predicted, config))
