@@ -20,6 +20,7 @@ H100's shipped terms, and ships them as the runs' device kind's own
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import math
 import re
@@ -97,17 +98,28 @@ def load(paths):
   return times, *kinds.pop()
 
 
+def _as_timed(config):
+  """`config` as the runs timed it (`cost_model.calibrated_twin`), a
+  transposed Mosaic config at one depth for all: its tile class has none,
+  and runs before a ragged M's five stages (`mosaic.config.
+  transposed_variants`) timed four."""
+  config = cost_model.calibrated_twin(config)
+  if isinstance(config, cost_model.MosaicConfig) and config.transposed:
+    config = dataclasses.replace(config, max_concurrent_steps=1)
+  return config
+
+
 def offered(times, dtype):
   """`times` with only the configs the cost model now chooses among for
   each shape (`cost_model.model_candidates`, as the runs timed them:
-  `cost_model.calibrated_twin`): rows of candidates dropped since a run are
-  neither fitted on nor picked."""
+  `_as_timed`): rows of candidates dropped since a run are neither fitted
+  on nor picked."""
   kept = {}
   for shape, row in times.items():
-    candidates = {cost_model.calibrated_twin(c)
+    candidates = {_as_timed(c)
                   for c in cost_model.model_candidates(*shape, dtype)}
     kept[shape] = {c: t for c, t in row.items()
-                   if isinstance(c, str) or c in candidates}
+                   if isinstance(c, str) or _as_timed(c) in candidates}
   return kept
 
 

@@ -367,6 +367,14 @@ _TRANSPOSED_WIDTHS = range(64, 257, 8)
 # 256-wide tiles lie on a line, BUILD_NOTES.md); the cost model scales the
 # transposed tiles' own coefficients by it.
 TRANSPOSED_WIDTH_OFFSET = 53
+# The stages of a transposed tile narrower than its 128 columns of N over a
+# ragged M, whose rows the kernel's own ring loads untiled
+# (`plan.rows_untiled`): one more than jax's pipeline takes. On an H200,
+# bfloat16, wild-tune's 257x5120x1280 and shapes in neither wild split
+# (BUILD_NOTES.md): 1-8% faster on 7 of 8 such shapes (257x4096x2048
+# 10.91 -> 10.01 us, 201x6144x3072 16.57 -> 15.25), the same on one; wider
+# tiles and aligned rows (jax's pipeline) gained nothing.
+_RAGGED_RING_STAGES = 5
 
 
 def transposed_variants(m: int, n: int, dtype, out_dtype,
@@ -377,8 +385,9 @@ def transposed_variants(m: int, n: int, dtype, out_dtype,
   leaves the busiest SM the least work (rounds of tiles x (width +
   TRANSPOSED_WIDTH_OFFSET)): 257 rows as four tiles of 72 (one round of 120
   CTAs with 3840 columns), 4112 as 26 of 160 (exactly 2 rounds with 1280);
-  fitted to shared memory; none for inputs other than 16-bit ones, which
-  alone it takes. (256-column tiles by widths up to 128 lost to plain tiles
+  a tile narrower than 128 over a ragged M (no multiple of 8) five stages
+  deep (`_RAGGED_RING_STAGES`); fitted to shared memory; none for inputs
+  other than 16-bit ones, which alone it takes. (256-column tiles by widths up to 128 lost to plain tiles
   on most of the H100's wild-tune shapes, BUILD_NOTES.md.)"""
   if np.dtype(dtype).itemsize != 2:
     return []
@@ -391,9 +400,11 @@ def transposed_variants(m: int, n: int, dtype, out_dtype,
   work = lambda w: (dataclasses.replace(config, tile_n=w).waves(n, m)
                     * (w + TRANSPOSED_WIDTH_OFFSET))
   width = min(widths, key=work)
+  stages = (_RAGGED_RING_STAGES if m % 8 and width < 128
+            else config.max_concurrent_steps)
   config = _fit_transposed(
-      dataclasses.replace(config, tile_n=width, epi_tile_n=width), dtype,
-      out_dtype)
+      dataclasses.replace(config, tile_n=width, epi_tile_n=width,
+                          max_concurrent_steps=stages), dtype, out_dtype)
   return [config] if config else []
 
 
