@@ -387,8 +387,9 @@ def transposed_variants(m: int, n: int, dtype, out_dtype,
   CTAs with 3840 columns), 4112 as 26 of 160 (exactly 2 rounds with 1280);
   a tile narrower than 128 over a ragged M (no multiple of 8) five stages
   deep (`_RAGGED_RING_STAGES`); fitted to shared memory; none for inputs
-  other than 16-bit ones, which alone it takes. (256-column tiles by widths up to 128 lost to plain tiles
-  on most of the H100's wild-tune shapes, BUILD_NOTES.md.)"""
+  other than 16-bit ones, which alone it takes. (256-column tiles by widths
+  up to 128 lost to plain tiles on most of the H100's wild-tune shapes,
+  BUILD_NOTES.md.)"""
   if np.dtype(dtype).itemsize != 2:
     return []
   config = MosaicConfig(tile_m=64, wg_dimension="m", num_sms=num_sms,

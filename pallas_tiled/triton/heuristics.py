@@ -247,15 +247,15 @@ _THIN_B_MAX_N = 32
 
 def reads_thin_b_as_stored(m: int, n: int, k: int, dtype) -> bool:
   """Whether the cost model picks among configs that read a float32
-  skinny-N product's b as stored, not through a K-major copy: N at most
-  `_THIN_B_MAX_N` < M, rows 16-byte multiples. Its tile column is at most
-  32 wide, so the copy's launch costs more than its N-major TF32 dot. On
-  wild-tune, b as stored ran faster than K-major at the same tile and K
-  ranges on every such shape timed both ways (an H200 10 of 10: 512x8x8192
-  0.97x jnp.matmul against 0.81x, 1000x32x1024 1.06x against 0.86x; an
-  H100 7 of 7), while at N = 64 the K-major copy won all 5 (2048x64x4096
-  0.90x against 0.83x on the H200; BUILD_NOTES.md). A rule: the H100's
-  fit prices the K-major tiles from shapes timed only K-major."""
+  skinny-N product's b as stored, not through a K-major copy: N <=
+  `_THIN_B_MAX_N`, M > 64, rows 16-byte multiples. On wild-tune, b as
+  stored beat K-major on every such shape timed both ways (an H200 10 of
+  10: 512x8x8192 0.97x jnp.matmul against 0.81x, 1000x32x1024 1.06x
+  against 0.86x; an H100 7 of 7, at the same tiles and K ranges), while at
+  N = 64 the K-major copy won all 5 (2048x64x4096 0.90x against 0.83x on
+  the H200; BUILD_NOTES.md): a 32-wide N-major TF32 dot costs less than
+  the copy's launch. A rule: the H100's fit prices the K-major tiles
+  partly from shapes timed only K-major."""
   return (np.dtype(dtype) == np.float32 and n <= _THIN_B_MAX_N
           and m > layouts.SKINNY_DIM
           and not layouts.has_unaligned_rows(n, k, dtype))

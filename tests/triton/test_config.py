@@ -386,9 +386,8 @@ def test_skinny_n_candidates_also_read_a_k_major_b_as_stored(n, as_stored):
 def test_thin_float32_b_is_read_as_stored(shape, dtype, thin):
   """The cost model picks a float32 skinny-N product's b as stored where it
   is at most 32 wide, rows aligned, on every Hopper part (a rule: on both
-  GPUs' wild-tune such shapes ran faster that way than K-major,
-  at every tile and K-range count timed; BUILD_NOTES.md). The autotuner
-  still times both."""
+  GPUs' wild-tune such shapes ran faster that way; BUILD_NOTES.md).
+  The autotuner still times both."""
   assert triton_heuristics.reads_thin_b_as_stored(*shape, dtype) == thin
   if thin:
     for kind in ("NVIDIA H100 80GB HBM3", "NVIDIA H200"):
