@@ -344,7 +344,12 @@ if helpers.ON_GPU:
           (pallas_tiled.MosaicConfig(tile_m=64, tile_n=232, epi_tile_n=232,
                                      wg_dimension="m", transposed=True,
                                      max_concurrent_steps=3),
-           (4097, 1000, 127), "nn", jnp.bfloat16)]
+           (4097, 1000, 127), "nn", jnp.bfloat16),
+          # A ragged M through the kernel's own five-stage ring.
+          (pallas_tiled.MosaicConfig(tile_m=64, tile_n=72, epi_tile_n=72,
+                                     wg_dimension="m", transposed=True,
+                                     max_concurrent_steps=5),
+           (257, 640, 1280), "nn", jnp.float16)]
 
 
 @pytest.mark.parametrize("config, shape, layout, dtype", [
@@ -875,9 +880,10 @@ def test_direct_stores_of_a_batch_compiled(rng):
 def test_transposed_ragged_m_store_lowers_for_cuda():
   """A transposed config's pieces, stored from untiled shared memory into
   an output of 257 rows (`plan.output_extent`), pass Mosaic GPU's passes on
-  any machine."""
+  any machine, over the five-stage ring its ragged M takes."""
   config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=72, epi_tile_n=72,
-                                     wg_dimension="m", transposed=True)
+                                     wg_dimension="m", transposed=True,
+                                     max_concurrent_steps=5)
   assert "pallas_tiled_mosaic_matmul" in helpers.cuda_module_text(
       mosaic_kernel.batched_product, (1, 257, 1280), (1, 1280, 384),
       jnp.bfloat16, config=config)
