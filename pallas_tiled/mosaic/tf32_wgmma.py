@@ -289,3 +289,34 @@ def store_transposed(value, ref):
                     tile_row, tile_col])
 
   store(value, ref)
+
+
+def round_in_place(ref):
+  """PROBE: ref's float32 elements rounded to TF32 where they lie, by the
+  calling warpgroup: ref a (rows, cols) shared-memory tile with
+  `smem_transforms()`. Elementwise, so the swizzle does not matter: thread
+  t of 128 takes words t, t + 128, ... of the tile's bytes (a warp's 32
+  loads in 32 banks)."""
+  rows, cols = ref.shape
+  if rows % 8 or cols % WIDTH:
+    raise ValueError(f"round_in_place: unsupported shape {ref.shape}")
+
+  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(smem_transforms()),),
+                     return_type=None)
+  def round_(ctx, smem):
+    del ctx
+    index, f32 = ir.IndexType.get(), ir.F32Type.get()
+    tid = arith.index_cast(index, arith.remui(mgpu_utils.thread_idx(),
+                                              _i32(128)))
+    col_tiles = cols // WIDTH
+    for i in range(rows * cols // 128):
+      word = arith.addi(tid, _index(128 * i))
+      where = [arith.divui(word, _index(8 * WIDTH * col_tiles)),
+               arith.remui(arith.divui(word, _index(8 * WIDTH)),
+                           _index(col_tiles)),
+               arith.remui(arith.divui(word, _index(WIDTH)), _index(8)),
+               arith.remui(word, _index(WIDTH))]
+      value = memref.load(smem, where)
+      memref.store(arith.bitcast(f32, _rounded(value)), smem, where)
+
+  round_(ref)
