@@ -30,12 +30,12 @@ for shape in sys.argv[3:]:
   row = dict(shape=shape, pick=pick.label if pick else None)
   compiled = {"xla": jax.jit(jnp.matmul).lower(a, b).compile()}
   if isinstance(pick, MosaicConfig):
-    for mode in (None, "truncate", "round"):
+    for mode in (None, "truncate", "registers"):
       plan_lib.F32_RING = mode
       jax.clear_caches()
       plan, _, _ = plan_lib.traced_plan(m, n, k, pick, jnp.float32,
                                         jnp.float32)
-      if mode and not plan.f32_ring:
+      if mode and not plan.f32_ring or (mode == "registers" and not (plan.a_k_fragments and plan.a_in_flight)):
         row.setdefault("skipped", []).append(f"{mode}: not on the ring")
         continue
       try:

@@ -226,6 +226,8 @@ def _wg_operands(plan: plan_lib.Plan, wg, a_smem, b_smem):
   cols = pl.ds(wg * c.tile_n, c.tile_n) if plan.split_n else slice(None)
   if plan.a_in_registers:  # tf32_wgmma's (k, m) and (n, k) tiles.
     return a_smem.at[:, rows], b_smem.at[cols]
+  if plan.a_k_fragments and plan.a_in_flight:  # PROBE: (m, k), (n, k).
+    return a_smem.at[rows], b_smem.at[cols]
   a = (a_smem.at[rows] if plan.a_k_major
        else a_smem.at[:, rows].transpose((1, 0)))
   b = (b_smem.at[cols].transpose((1, 0)) if plan.b_k_major
@@ -446,7 +448,8 @@ def _consume(plan, wg, tile, rings, barriers, acc):
     plgpu.barrier_wait(ready.at[owner + stage])
     operands = _wg_operands(plan, wg, a_ring.at[stage], b_ring.at[stage])
     if plan.a_in_flight:
-      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True)
+      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True,
+                                       a_k_major=plan.a_k_fragments)
     else:
       plgpu.wgmma(acc, *operands)
       plgpu.wgmma_wait(1)

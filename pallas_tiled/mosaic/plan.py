@@ -101,6 +101,7 @@ class Plan:
   direct_out: bool
   f32_ring: bool = False  # PROBE: `F32_RING`.
   rounds_a: bool = False  # PROBE: the producer rounds A's stages.
+  a_k_fragments: bool = False  # PROBE: K-major A through registers.
 
   @property
   def owns_ring(self) -> bool:
@@ -130,7 +131,7 @@ class Plan:
     (64x256x32/s4) 1.005-1.020x over 32-256 K-steps (4096^3: 358.3
     against 351.9 us)."""
     c = self.config
-    return (self.a_in_registers and c.split_k == 1
+    return ((self.a_in_registers or self.a_k_fragments) and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
             and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
@@ -533,7 +534,9 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
               interpret, *untiled, direct, f32_ring=f32_ring,
-              rounds_a=f32_ring and F32_RING == "round")
+              rounds_a=f32_ring and F32_RING == "round",
+              a_k_fragments=(f32_ring and F32_RING == "registers"
+                             and tf32_wgmma.supports(c.tile_m, c.tile_k)))
   return plan, a, b
 
 
