@@ -226,8 +226,6 @@ def _wg_operands(plan: plan_lib.Plan, wg, a_smem, b_smem):
   cols = pl.ds(wg * c.tile_n, c.tile_n) if plan.split_n else slice(None)
   if plan.a_in_registers:  # tf32_wgmma's (k, m) and (n, k) tiles.
     return a_smem.at[:, rows], b_smem.at[cols]
-  if plan.a_k_fragments and plan.a_in_flight:  # PROBE: (m, k), (n, k).
-    return a_smem.at[rows], b_smem.at[cols]
   a = (a_smem.at[rows] if plan.a_k_major
        else a_smem.at[:, rows].transpose((1, 0)))
   b = (b_smem.at[cols].transpose((1, 0)) if plan.b_k_major
@@ -366,10 +364,8 @@ def _ring_barriers(plan: plan_lib.Plan):
   consumed = (functools.partial(plgpu.ClusterBarrier,
                                 collective_axes=("cluster",))
               if c.cluster_size > 1 else plgpu.Barrier)
-  rounded = ((plgpu.Barrier(num_arrivals=1, num_barriers=barriers),)
-             if plan.rounds_a else ())  # PROBE: the producer's rounding.
   return (plgpu.Barrier(num_arrivals=2, num_barriers=barriers),
-          consumed(num_arrivals=users, num_barriers=barriers), *rounded)
+          consumed(num_arrivals=users, num_barriers=barriers))
 
 
 def _barrier_set(plan: plan_lib.Plan, tile):
@@ -384,26 +380,15 @@ def _k_tile(plan: plan_lib.Plan, strip, k_major: bool, k):
   return strip.at[:, ks] if k_major else strip.at[ks]
 
 
-def _produce(plan, tile, last, a_strip, b_strip, rings, barriers,
-             a_reads=None) -> None:
+def _produce(plan, tile, last, a_strip, b_strip, rings, barriers) -> None:
   """The producer's loads of the CTA's `tile`-th tile into the ring, each
   into a stage whose last use is consumed.
   Use u (the u-th K-step the CTA loads) goes to stage u % stages. After
   the `last` tile, it waits for the last uses' consumption too, so that it
-  has seen every phase of its barriers (the interpreter checks it).
-  PROBE (`plan.rounds_a`): once use u's loads are issued, it waits for use
-  u - 1's, rounds its A stage (`a_reads`) to TF32 and releases it to the
-  consumers (the `rounded` barriers)."""
+  has seen every phase of its barriers (the interpreter checks it)."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
-  (a_ring, b_ring), (loaded, consumed, *rounded) = rings, barriers
+  (a_ring, b_ring), (loaded, consumed) = rings, barriers
   multicast = functools.partial(_multicast, plan.config)
-
-  def round_use(use):
-    stage = use % stages
-    plgpu.barrier_wait(loaded.at[stage])
-    tf32_wgmma.round_in_place(a_reads.at[stage])
-    plgpu.commit_smem()
-    plgpu.barrier_arrive(rounded[0].at[stage])
 
   def wait_consumed(use):
     owner = _barrier_set(plan, use // k_steps)
@@ -419,14 +404,10 @@ def _produce(plan, tile, last, a_strip, b_strip, rings, barriers,
                             a_ring.at[stage], barrier, **multicast("n"))
     plgpu.copy_gmem_to_smem(_k_tile(plan, b_strip, plan.b_k_major, k),
                             b_ring.at[stage], barrier, **multicast("m"))
-    if plan.rounds_a:
-      pl.when(use >= 1)(lambda: round_use(use - 1))
 
   @pl.when(tile == last)
   def _drain():
     uses = (tile + 1) * k_steps
-    if plan.rounds_a:
-      round_use(uses - 1)
     pl.loop(lax.max(uses - stages, 0), uses)(wait_consumed)
 
 
@@ -437,19 +418,17 @@ def _consume(plan, wg, tile, rings, barriers, acc):
   path (`plan.a_in_flight`) its value, in `tf32_wgmma.IN_FLIGHT_LAYOUT`;
   returns the sum."""
   stages, k_steps = plan.config.max_concurrent_steps, plan.k_steps
-  (a_ring, b_ring), (loaded, consumed, *rounded) = rings, barriers
-  ready = rounded[0] if plan.rounds_a else loaded  # PROBE: rounded A.
+  (a_ring, b_ring), (loaded, consumed) = rings, barriers
   first, owner = tile * k_steps, _barrier_set(plan, tile) * stages
   release = lambda k: plgpu.barrier_arrive(
       consumed.at[owner + (first + k) % stages])
 
   def step(k, acc):
     stage = (first + k) % stages
-    plgpu.barrier_wait(ready.at[owner + stage])
+    plgpu.barrier_wait(loaded.at[owner + stage])
     operands = _wg_operands(plan, wg, a_ring.at[stage], b_ring.at[stage])
     if plan.a_in_flight:
-      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True,
-                                       a_k_major=plan.a_k_fragments)
+      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True)
     else:
       plgpu.wgmma(acc, *operands)
       plgpu.wgmma_wait(1)
@@ -509,8 +488,7 @@ def _ring_kernel(plan, a_ref, b_ref, o_ref):
     def _producer():
       plgpu.set_max_registers(_MEMORY_REGISTERS, action="decrease")
       each_tile(lambda tile, last, a_strip, b_strip, _: _produce(
-          plan, tile, last, a_strip, b_strip, (a_loads, b_loads), barriers,
-          a_reads))
+          plan, tile, last, a_strip, b_strip, (a_loads, b_loads), barriers))
 
     @pl.when(wg != _PRODUCER)
     def _consumers():

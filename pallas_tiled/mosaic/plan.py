@@ -99,9 +99,6 @@ class Plan:
   a_rows_untiled: bool
   b_rows_untiled: bool
   direct_out: bool
-  f32_ring: bool = False  # PROBE: `F32_RING`.
-  rounds_a: bool = False  # PROBE: the producer rounds A's stages.
-  a_k_fragments: bool = False  # PROBE: K-major A through registers.
 
   @property
   def owns_ring(self) -> bool:
@@ -112,7 +109,7 @@ class Plan:
     through registers with a group in flight (`a_in_flight`)."""
     c = self.config
     return (c.ping_pong or self.a_rows_untiled or self.b_rows_untiled
-            or self.a_in_flight or self.f32_ring)
+            or self.a_in_flight)
 
   @property
   def a_in_flight(self) -> bool:
@@ -131,7 +128,7 @@ class Plan:
     (64x256x32/s4) 1.005-1.020x over 32-256 K-steps (4096^3: 358.3
     against 351.9 us)."""
     c = self.config
-    return ((self.a_in_registers or self.a_k_fragments) and c.split_k == 1
+    return (self.a_in_registers and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
             and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
@@ -170,22 +167,6 @@ class Plan:
     """(batch element, K range, cluster tile) triples the CTAs walk."""
     return (self.problem.size * self.config.split_k * self.tile_grid[0]
             * self.tile_grid[1])
-
-
-# PROBE (removed next commit): None, the library's behaviour; "truncate",
-# float32 cooperative consumers on the kernel's own ring (a ragged M loaded
-# untiled, A truncated by wgmma as an aligned A is); "round", that ring with
-# A's stages rounded to TF32 by the producer (`tf32_wgmma.round_in_place`).
-F32_RING = None
-
-
-def _takes_f32_ring(config, dtype, a_in_registers, a_k_major) -> bool:
-  c = config
-  return (F32_RING is not None
-          and jnp.dtype(dtype) == jnp.float32 and not a_in_registers
-          and a_k_major and c.warp_specialized and not c.ping_pong
-          and c.cluster_size == 1 and c.split_k == 1
-          and max(c.cta_tile) <= _TMA_BOX_SPAN)
 
 
 def round_up(x: int, multiple: int) -> int:
@@ -280,8 +261,7 @@ def _can_own_ring(config, dtype) -> bool:
   return c.cluster_size == 1 and (
       c.ping_pong or (c.warp_specialized and c.split_k == 1
                       and max(c.cta_tile) <= _TMA_BOX_SPAN
-                      and (jnp.dtype(dtype).itemsize <= 2
-                           or F32_RING is not None)))
+                      and jnp.dtype(dtype).itemsize <= 2))
 
 
 def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
@@ -494,10 +474,6 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     a_k_major = b_k_major = True
     k_len = a.shape[-1]
   plain_steps = promote_from is None and not a_in_registers
-  f32_ring = (plain_steps and not interpret and _takes_f32_ring(
-      c, dtype, a_in_registers, a_k_major))
-  if f32_ring:  # PROBE: the lowering of the ring's untiled loads.
-    c = dataclasses.replace(c, lowering="lane")
   direct = direct_ok and stores_direct(
       c, dtype, c.stored_dtype(out_dtype), p.m, p.n,
       transposed_out=transposed_out, plain_steps=plain_steps,
@@ -533,10 +509,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              interpret, *untiled, direct, f32_ring=f32_ring,
-              rounds_a=f32_ring and F32_RING == "round",
-              a_k_fragments=(f32_ring and F32_RING == "registers"
-                             and tf32_wgmma.supports(c.tile_m, c.tile_k)))
+              interpret, *untiled, direct)
   return plan, a, b
 
 

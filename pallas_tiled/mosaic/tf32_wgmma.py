@@ -77,7 +77,7 @@ def _load(smem, row, col):
                             tile_row, tile_col])
 
 
-def _a_fragments(a_smem, k, k_major=False):
+def _a_fragments(a_smem, k):
   """This thread's A registers for each 8-wide K step, read from the
   (k, 64) M-major tile: PTX's TF32 A fragment holds (g, t), (g + 8, t),
   (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where g = lane / 4 and
@@ -89,10 +89,8 @@ def _a_fragments(a_smem, k, k_major=False):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
-  def at(kk, mm):  # PROBE: `k_major`, a (64, k) K-major tile.
-    return _load(a_smem, mm, kk) if k_major else _load(a_smem, kk, mm)
-  return [[_rounded(at(arith.addi(t, _index(q * _K_INSTR + dk)),
-                       arith.addi(row, _index(dm))))
+  return [[_rounded(_load(a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
+                          arith.addi(row, _index(dm))))
            for dk in (0, 4) for dm in (0, 8)]
           for q in range(k // _K_INSTR)]
 
@@ -187,18 +185,16 @@ def _issue(acc_regs, a_regs, b_smem, n, k):
   return acc_regs
 
 
-def _check_shapes(acc_shape, a_ref, b_ref, k_major=False):
+def _check_shapes(acc_shape, a_ref, b_ref):
   m, n = acc_shape
-  k = a_ref.shape[1 if k_major else 0]
-  a_shape = (m, k) if k_major else (k, m)
-  if not supports(m, k) or a_ref.shape != a_shape or b_ref.shape != (n, k):
+  k = a_ref.shape[0]
+  if not supports(m, k) or a_ref.shape != (k, m) or b_ref.shape != (n, k):
     raise ValueError(f"wgmma_a_m_major: unsupported shapes acc {acc_shape},"
                      f" a {a_ref.shape}, b {b_ref.shape}")
   return k
 
 
-def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False,
-                    a_k_major: bool = False):
+def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
   """acc + a^T @ b^T in TF32.
 
   acc: (64, n) float32; a_ref: the (k, 64) shared-memory tile of A^T (M
@@ -212,7 +208,7 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False,
   the program, and ptxas does not see to it; `kernel._in_flight_steps`).
   """
   m, n = acc.shape
-  k = _check_shapes(acc.shape, a_ref, b_ref, a_k_major)
+  k = _check_shapes(acc.shape, a_ref, b_ref)
   layout = IN_FLIGHT_LAYOUT if in_flight else plgpu.Layout.WGMMA
   ref_type = plgpu.RefType(smem_transforms())
 
@@ -222,7 +218,7 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False,
   def product(ctx, acc, a_smem, b_smem):
     del ctx
     i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
-    fragments = [r for q in _a_fragments(a_smem, k, a_k_major) for r in q]
+    fragments = [r for q in _a_fragments(a_smem, k) for r in q]
     if in_flight:  # The sum passes the fence as it is, in f32 registers.
       a_regs, acc_regs = _barrier(fragments), _barrier(_scalars(acc), "f")
       acc_regs = _issue(acc_regs, a_regs, b_smem, n, k)
@@ -293,34 +289,3 @@ def store_transposed(value, ref):
                     tile_row, tile_col])
 
   store(value, ref)
-
-
-def round_in_place(ref):
-  """PROBE: ref's float32 elements rounded to TF32 where they lie, by the
-  calling warpgroup: ref a (rows, cols) shared-memory tile with
-  `smem_transforms()`. Elementwise, so the swizzle does not matter: thread
-  t of 128 takes words t, t + 128, ... of the tile's bytes (a warp's 32
-  loads in 32 banks)."""
-  rows, cols = ref.shape
-  if rows % 8 or cols % WIDTH:
-    raise ValueError(f"round_in_place: unsupported shape {ref.shape}")
-
-  @plgpu.inline_mgpu(arg_types=(plgpu.RefType(smem_transforms()),),
-                     return_type=None)
-  def round_(ctx, smem):
-    del ctx
-    index, f32 = ir.IndexType.get(), ir.F32Type.get()
-    tid = arith.index_cast(index, arith.remui(mgpu_utils.thread_idx(),
-                                              _i32(128)))
-    col_tiles = cols // WIDTH
-    for i in range(rows * cols // 128):
-      word = arith.addi(tid, _index(128 * i))
-      where = [arith.divui(word, _index(8 * WIDTH * col_tiles)),
-               arith.remui(arith.divui(word, _index(8 * WIDTH)),
-                           _index(col_tiles)),
-               arith.remui(arith.divui(word, _index(WIDTH)), _index(8)),
-               arith.remui(word, _index(WIDTH))]
-      value = memref.load(smem, where)
-      memref.store(arith.bitcast(f32, _rounded(value)), smem, where)
-
-  round_(ref)
