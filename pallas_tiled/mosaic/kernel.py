@@ -16,7 +16,7 @@ staging and pipelining spelled out in Mosaic GPU primitives (`plgpu`):
   (`_ring_kernel`; cooperative consumers take that ring too where an
   operand of ragged rows is loaded untiled, `plan.rows_untiled`, and where
   TF32 reads A through registers, one wgmma group in flight,
-  `plan.a_in_flight`).
+  `plan.a_in_flight`, rounding a K-major A where wgmma would truncate it).
 * Epilogue: each consumer casts its accumulator once and stores it through
   shared memory with TMA (`epilogue.py`), or from registers into rows TMA
   cannot store (`plan.stores_direct`: edge tiles then clamped to end at the
@@ -226,6 +226,8 @@ def _wg_operands(plan: plan_lib.Plan, wg, a_smem, b_smem):
   cols = pl.ds(wg * c.tile_n, c.tile_n) if plan.split_n else slice(None)
   if plan.a_in_registers:  # tf32_wgmma's (k, m) and (n, k) tiles.
     return a_smem.at[:, rows], b_smem.at[cols]
+  if plan.a_k_in_registers:  # tf32_wgmma's (m, k) and (n, k) tiles.
+    return a_smem.at[rows], b_smem.at[cols]
   a = (a_smem.at[rows] if plan.a_k_major
        else a_smem.at[:, rows].transpose((1, 0)))
   b = (b_smem.at[cols].transpose((1, 0)) if plan.b_k_major
@@ -266,7 +268,7 @@ def _consumer_step(plan, wg, indices, a_smem, b_smem, carry, *, wait):
   that tf32_wgmma adds into, or (ref, promoted float32 sum)."""
   a, b = _wg_operands(plan, wg, a_smem, b_smem)
   if plan.a_in_registers:
-    return tf32_wgmma.wgmma_a_m_major(carry, a, b)
+    return tf32_wgmma.wgmma_a_in_registers(carry, a, b, a_k_major=False)
   if plan.promote_from is not None:
     acc_ref, total = carry
     return acc_ref, _promoted_step(plan, indices[0], acc_ref, total, a, b,
@@ -428,7 +430,8 @@ def _consume(plan, wg, tile, rings, barriers, acc):
     plgpu.barrier_wait(loaded.at[owner + stage])
     operands = _wg_operands(plan, wg, a_ring.at[stage], b_ring.at[stage])
     if plan.a_in_flight:
-      acc = tf32_wgmma.wgmma_a_m_major(acc, *operands, in_flight=True)
+      acc = tf32_wgmma.wgmma_a_in_registers(
+          acc, *operands, a_k_major=plan.a_k_in_registers, in_flight=True)
     else:
       plgpu.wgmma(acc, *operands)
       plgpu.wgmma_wait(1)

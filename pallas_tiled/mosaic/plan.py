@@ -72,6 +72,8 @@ class Plan:
   which products are summed in float32 registers (three-pass TF32), else
   None.
   `a_in_registers`: TF32 with an M-major A, read through `tf32_wgmma`.
+  `a_k_in_registers`: TF32 with a K-major A, read through `tf32_wgmma` on
+  the kernel's own ring (`reads_k_major_a_in_registers` says where).
   `a_rows_untiled`, `b_rows_untiled`: TMA loads that operand's K-tiles
   through an untiled view of a ring the kernel owns, so its rows need not be
   a multiple of 8 (`rows_untiled` says where).
@@ -99,6 +101,7 @@ class Plan:
   a_rows_untiled: bool
   b_rows_untiled: bool
   direct_out: bool
+  a_k_in_registers: bool = False
 
   @property
   def owns_ring(self) -> bool:
@@ -106,7 +109,8 @@ class Plan:
     (`kernel._ring_kernel`): ping-pong always, cooperative consumers where
     an operand loads untiled (jax's pipeline allocates its stages from the
     BlockSpecs' transforms, which cannot hold both views) or TF32 reads A
-    through registers with a group in flight (`a_in_flight`)."""
+    through registers with a group in flight (`a_in_flight`), as it always
+    does with a K-major A (`a_k_in_registers`)."""
     c = self.config
     return (c.ping_pong or self.a_rows_untiled or self.b_rows_untiled
             or self.a_in_flight)
@@ -128,7 +132,8 @@ class Plan:
     (64x256x32/s4) 1.005-1.020x over 32-256 K-steps (4096^3: 358.3
     against 351.9 us)."""
     c = self.config
-    return (self.a_in_registers and c.split_k == 1
+    return ((self.a_in_registers or self.a_k_in_registers)
+            and c.split_k == 1
             and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
             and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
@@ -225,7 +230,8 @@ def _tma_shape(x, swizzle, box, transpose, *, untiled=False):
   return (max(rows, box[0]), max(round_up(cols, width), box[1]))
 
 
-def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
+def rows_untiled(config, dtype, rows, k_major, swizzle, interpret, *,
+                 rounded_in_registers: bool = False) -> bool:
   """Whether compiled consumers load the K-tiles of an operand of `rows`
   rows (M for A, N for B), no multiple of 8, untiled (no padded copy).
 
@@ -236,32 +242,54 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret) -> bool:
   from rows of any count (zeros past the edge), and wgmma reads the tiled
   one. Only where the kernel can own its ring (`Plan.owns_ring`: ping-pong,
   or cooperative consumers, without clusters or K ranges, whose plain wgmma
-  K-steps it runs, on CTA tiles one TMA box can load; not float32's: the
-  padded copy rounds a ragged A to TF32 as cuBLAS does, where wgmma would
-  truncate it loaded as stored (as it does an aligned A): 1.6x jnp.matmul's
-  error for 4-22% speed on an H200), and in
+  K-steps it runs, on CTA tiles one TMA box can load; float32's only where
+  the operand is `rounded_in_registers`: the padded copy rounds a ragged
+  operand to TF32 as cuBLAS does, where wgmma would truncate it loaded as
+  stored, 1.6x jnp.matmul's error, BUILD_NOTES.md), and in
   the lane lowering, the one whose layout inference takes untiled swizzled
   refs in jax 0.10 (its warpgroup lowering refuses them). `prepare` leaves
   out TF32's register path and three-pass TF32, whose K-steps are not plain
   wgmmas.
   """
   c = config
-  return (_can_own_ring(c, dtype) and c.lowering == "lane" and not interpret
+  return (_can_own_ring(c, dtype, f32=rounded_in_registers)
+          and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
           and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
-def _can_own_ring(config, dtype) -> bool:
+def _can_own_ring(config, dtype, *, f32: bool = False) -> bool:
   """Whether the kernel can own its ring for config with edge tiles loaded
   untiled or stored directly (`rows_untiled`, `stores_direct`): ping-pong
-  (never split into K ranges), or cooperative consumers without K ranges;
-  neither in clusters (not built there: clamped edge tiles would have to
-  clamp the cluster tile, and a multicast K-tile be split untiled)."""
+  (never split into K ranges), or cooperative consumers without K ranges
+  (of float32 only with `f32`); neither in clusters (not built there:
+  clamped edge tiles would have to clamp the cluster tile, and a multicast
+  K-tile be split untiled)."""
   c = config
   return c.cluster_size == 1 and (
       c.ping_pong or (c.warp_specialized and c.split_k == 1
                       and max(c.cta_tile) <= _TMA_BOX_SPAN
-                      and jnp.dtype(dtype).itemsize <= 2))
+                      and (jnp.dtype(dtype).itemsize <= 2 or f32)))
+
+
+def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
+                                 interpret, k: int) -> bool:
+  """Whether compiled TF32 reads a K-major A through registers
+  (`tf32_wgmma`), rounded to TF32 as cuBLAS rounds, where wgmma would
+  truncate it from shared memory: cooperative consumers of 64 rows on the
+  kernel's own ring, one wgmma group in flight (`Plan.a_in_flight`), where
+  they could own it (`_can_own_ring`). A ragged A is then loaded untiled,
+  not copied to be rounded. On an H200 (BUILD_NOTES.md): 1001x2304x768
+  20.0 -> 19.4 us, 4100x1280x1280 59.5 -> 50.8, each without A's copy;
+  616x4304x1152 (A read in place) 34.2 us either way, its error 1.59x ->
+  1.00x jnp.matmul's."""
+  c = config
+  return (dtype == jnp.float32 and out_dtype == jnp.float32
+          and not interpret and not tf32x3.applies(dtype, precision)
+          and not c.ping_pong and _can_own_ring(c, dtype, f32=True)
+          and tf32_wgmma.supports(c.tile_m, c.tile_k)
+          and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
+          and pl.cdiv(k, c.tile_k) >= _IN_FLIGHT_MIN_K_STEPS)
 
 
 def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
@@ -466,7 +494,10 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     c = dataclasses.replace(c, lowering="lane")
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   a_in_registers = registers_ok(m=p.m, n=p.n) and not a_k_major
-  if a_in_registers:  # The lowering that hands inline_mgpu Mosaic GPU arrays.
+  a_k_in_registers = a_k_major and reads_k_major_a_in_registers(
+      c, dtype, out_dtype, precision, interpret, p.k)
+  if a_in_registers or a_k_in_registers:
+    # The lowering that hands inline_mgpu Mosaic GPU arrays.
     c = dataclasses.replace(c, lowering="lane")
   promote_from, k_len = None, p.k
   if tf32x3.applies(dtype, precision):
@@ -490,14 +521,15 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
   swizzle = (0 if old_interpreter and c.transposed
              else _operand_swizzle(c, dtype, a_k_major, b_k_major))
   untiled = [direct or (plain_steps and rows_untiled(
-      c, dtype, rows, k_major, swizzle, interpret))
-             for rows, k_major in ((p.m, a_k_major), (p.n, b_k_major))]
+      c, dtype, rows, k_major, swizzle, interpret, rounded_in_registers=r))
+             for rows, k_major, r in ((p.m, a_k_major, a_k_in_registers),
+                                      (p.n, b_k_major, False))]
   shapes, m_out, n_out = _copied_shapes(
       a, b, c, p, k_len, swizzle, (a_k_major, b_k_major), transposes,
       untiled, old_interpreter=old_interpreter)
   # TF32 operands copied anyway are rounded there (as cuBLAS rounds), not
-  # truncated by wgmma; one read through registers is rounded in the
-  # kernel (`tf32_wgmma`).
+  # truncated by wgmma; A read through registers is rounded in the kernel
+  # (`tf32_wgmma`), and needs no copy for it.
   tf32 = dtype == jnp.float32 and not tf32x3.applies(dtype, precision)
   a, b = relayout.relayout_all([a, b], shapes=shapes, transposes=transposes,
                                tf32s=(tf32, tf32), interpret=interpret)
@@ -509,7 +541,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
           b.shape[-1] if b_k_major else b.shape[-2])
   plan = Plan(c, p, m_out, n_out, k, a_k_major, b_k_major, swizzle,
               tiled_out, promote_from, a_in_registers, transposed_out,
-              interpret, *untiled, direct)
+              interpret, *untiled, direct, a_k_in_registers)
   return plan, a, b
 
 

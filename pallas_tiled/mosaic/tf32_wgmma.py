@@ -1,16 +1,19 @@
 """TF32 wgmma with its A operand in registers, and a transposed tile store.
 
-Hopper's TF32 wgmma reads shared-memory operands K-major only, but its A
-operand may come from registers instead, loaded in any order. Mosaic GPU's
+Hopper's TF32 wgmma reads shared-memory operands K-major only, and
+truncates them to TF32, but its A operand may come from registers instead,
+loaded in any order and rounded on the way as cuBLAS rounds. Mosaic GPU's
 `wgmma` takes A from registers for 16- and 8-bit types only, so this module
 emits the instruction itself (`plgpu.inline_mgpu`, PTX inline assembly) with
-A loaded element by element from an M-major tile. With it the Mosaic kernel
-reads a row-major B as stored, computing C^T = B^T A^T (B^T is M-major, A^T
+A loaded element by element. From an M-major tile, the Mosaic kernel reads
+a row-major B as stored, computing C^T = B^T A^T (B^T is M-major, A^T
 K-major), and `store_transposed` writes each C^T tile back as C: no
 transpose pass before or after the kernel (BUILD_NOTES.md, issue 5, step
-28). On the kernel's own ring a K-step's group stays in flight while the
-next one loads (`in_flight`, `start`, `settle`: `plan.a_in_flight`). One of
-two modules that build Mosaic GPU IR by hand (`direct_store` the other).
+28). From a K-major tile, A is rounded where wgmma would truncate it, and a
+ragged A needs no padded copy to be rounded in (`plan.a_k_in_registers`).
+On the kernel's own ring a K-step's group stays in flight while the next
+one loads (`in_flight`, `start`, `settle`: `plan.a_in_flight`). One of two
+modules that build Mosaic GPU IR by hand (`direct_store` the other).
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ def smem_transforms():
 
 
 def supports(tile_m: int, tile_k: int) -> bool:
-  """Whether `wgmma_a_m_major` takes a consumer's (tile_m, tile_k) A tile."""
+  """Whether `wgmma_a_in_registers` takes a consumer's (tile_m, tile_k) A
+  tile."""
   return tile_m == _M_INSTR and tile_k % WIDTH == 0
 
 
@@ -77,11 +81,12 @@ def _load(smem, row, col):
                             tile_row, tile_col])
 
 
-def _a_fragments(a_smem, k):
+def _a_fragments(a_smem, k, k_major):
   """This thread's A registers for each 8-wide K step, read from the
-  (k, 64) M-major tile: PTX's TF32 A fragment holds (g, t), (g + 8, t),
-  (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where g = lane / 4 and
-  t = lane % 4. Each is rounded to TF32 on the way."""
+  (64, k) K-major or (k, 64) M-major tile: PTX's TF32 A fragment holds (g,
+  t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where
+  g = lane / 4 and t = lane % 4. Each is rounded to TF32 on the way. A
+  warp's 32 loads fall in 32 banks either way (the swizzle sees to it)."""
   index = ir.IndexType.get()
   tid = mgpu_utils.thread_idx()
   lane = arith.remui(tid, _i32(32))
@@ -89,8 +94,11 @@ def _a_fragments(a_smem, k):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
-  return [[_rounded(_load(a_smem, arith.addi(t, _index(q * _K_INSTR + dk)),
-                          arith.addi(row, _index(dm))))
+  def element(kk, mm):
+    return _load(a_smem, mm, kk) if k_major else _load(a_smem, kk, mm)
+
+  return [[_rounded(element(arith.addi(t, _index(q * _K_INSTR + dk)),
+                            arith.addi(row, _index(dm))))
            for dk in (0, 4) for dm in (0, 8)]
           for q in range(k // _K_INSTR)]
 
@@ -185,20 +193,24 @@ def _issue(acc_regs, a_regs, b_smem, n, k):
   return acc_regs
 
 
-def _check_shapes(acc_shape, a_ref, b_ref):
+def _check_shapes(acc_shape, a_ref, b_ref, a_k_major):
   m, n = acc_shape
-  k = a_ref.shape[0]
-  if not supports(m, k) or a_ref.shape != (k, m) or b_ref.shape != (n, k):
-    raise ValueError(f"wgmma_a_m_major: unsupported shapes acc {acc_shape},"
-                     f" a {a_ref.shape}, b {b_ref.shape}")
+  k = a_ref.shape[-1 if a_k_major else 0]
+  a_shape = (m, k) if a_k_major else (k, m)
+  if not supports(m, k) or a_ref.shape != a_shape or b_ref.shape != (n, k):
+    raise ValueError(f"wgmma_a_in_registers: unsupported shapes acc"
+                     f" {acc_shape}, a {a_ref.shape} (a_k_major={a_k_major}),"
+                     f" b {b_ref.shape}")
   return k
 
 
-def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
-  """acc + a^T @ b^T in TF32.
+def wgmma_a_in_registers(acc, a_ref, b_ref, *, a_k_major: bool,
+                         in_flight: bool = False):
+  """acc + A @ B in TF32, A rounded to TF32 and B truncated by wgmma.
 
-  acc: (64, n) float32; a_ref: the (k, 64) shared-memory tile of A^T (M
-  contiguous); b_ref: the (n, k) tile of B^T (K contiguous); both with
+  acc: (64, n) float32; a_ref: A's (64, k) shared-memory tile with
+  `a_k_major` (K contiguous), else the (k, 64) tile of A^T (M contiguous);
+  b_ref: the (n, k) tile of B^T (K contiguous); both with
   `smem_transforms()`, k a multiple of 32. Waited for, acc in the WGMMA
   layout; or, `in_flight`, acc in `IN_FLIGHT_LAYOUT` (`start`), only the
   previous call's group waited for: until the next call or `settle`, this
@@ -208,7 +220,7 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
   the program, and ptxas does not see to it; `kernel._in_flight_steps`).
   """
   m, n = acc.shape
-  k = _check_shapes(acc.shape, a_ref, b_ref)
+  k = _check_shapes(acc.shape, a_ref, b_ref, a_k_major)
   layout = IN_FLIGHT_LAYOUT if in_flight else plgpu.Layout.WGMMA
   ref_type = plgpu.RefType(smem_transforms())
 
@@ -218,7 +230,7 @@ def wgmma_a_m_major(acc, a_ref, b_ref, *, in_flight: bool = False):
   def product(ctx, acc, a_smem, b_smem):
     del ctx
     i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
-    fragments = [r for q in _a_fragments(a_smem, k) for r in q]
+    fragments = [r for q in _a_fragments(a_smem, k, a_k_major) for r in q]
     if in_flight:  # The sum passes the fence as it is, in f32 registers.
       a_regs, acc_regs = _barrier(fragments), _barrier(_scalars(acc), "f")
       acc_regs = _issue(acc_regs, a_regs, b_smem, n, k)
