@@ -52,6 +52,13 @@ _NARROW_REGISTERS_MIN_TILE_N = 128
 _NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
+# The narrowest consumers that read a K-major A through registers
+# (`reads_k_major_a_in_registers`): their loads cost the same at any width,
+# so they pay only against wide wgmmas (H200: 64x192 consumers 21.5 ->
+# 21.7 us at 616x4304x1152, 64x64 ones 6.90 -> 8.38 at 508x1333x708 and
+# 7.04 -> 8.48 at 1000x768x768; 128 untimed).
+_K_MAJOR_REGISTERS_MIN_TILE_N = 192
+
 # Stages and K-steps from which TF32's register path keeps a group in
 # flight (`Plan.a_in_flight`).
 _IN_FLIGHT_MIN_STAGES = 4
@@ -276,10 +283,11 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
                                  interpret, k: int) -> bool:
   """Whether compiled TF32 reads a K-major A through registers
   (`tf32_wgmma`), rounded to TF32 as cuBLAS rounds, where wgmma would
-  truncate it from shared memory: cooperative consumers of 64 rows on the
-  kernel's own ring, one wgmma group in flight (`Plan.a_in_flight`), where
-  they could own it (`_can_own_ring`). A ragged A is then loaded untiled,
-  not copied to be rounded. On an H200 (BUILD_NOTES.md): 1001x2304x768
+  truncate it from shared memory: cooperative consumers of 64 rows, at
+  least `_K_MAJOR_REGISTERS_MIN_TILE_N` wide, on the kernel's own ring, one
+  wgmma group in flight (`Plan.a_in_flight`), where they could own it
+  (`_can_own_ring`). A ragged A is then loaded untiled, not copied to be
+  rounded. On an H200 (BUILD_NOTES.md): 1001x2304x768
   20.0 -> 19.4 us, 4100x1280x1280 59.5 -> 50.8, each without A's copy;
   616x4304x1152 (A read in place) 34.2 us either way, its error 1.59x ->
   1.00x jnp.matmul's."""
@@ -288,6 +296,7 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
           and not interpret and not tf32x3.applies(dtype, precision)
           and not c.ping_pong and _can_own_ring(c, dtype, f32=True)
           and tf32_wgmma.supports(c.tile_m, c.tile_k)
+          and c.tile_n >= _K_MAJOR_REGISTERS_MIN_TILE_N
           and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
           and pl.cdiv(k, c.tile_k) >= _IN_FLIGHT_MIN_K_STEPS)
 

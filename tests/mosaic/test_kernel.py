@@ -779,13 +779,17 @@ def test_tf32_registers_keep_a_group_in_flight(config, k, in_flight):
     pytest.param(jnp.float32, dataclasses.replace(
         _K_MAJOR_A_IN_REGISTERS, cluster_dimension="m"), (1001, 2304, 768),
                  (False, False), id="float32-cluster"),
+    pytest.param(jnp.float32, dataclasses.replace(
+        _K_MAJOR_A_IN_REGISTERS, tile_n=128), (1001, 2304, 768),
+                 (False, False), id="float32-128-wide-consumers"),
     pytest.param(jnp.bfloat16, _K_MAJOR_A_IN_REGISTERS, (1001, 2304, 768),
                  (False, True), id="bfloat16"),
 ])
 def test_tf32_reads_k_major_a_in_registers(dtype, config, shape, expected):
   """Compiled TF32 reads a K-major A through registers, rounded, where 64-row
-  cooperative consumers own the ring with a group in flight (four stages,
-  four K-steps, no K ranges; `plan.reads_k_major_a_in_registers`), a ragged
+  cooperative consumers, 192 wide or more, own the ring with a group in
+  flight (four stages, four K-steps, no clusters or K ranges;
+  `plan.reads_k_major_a_in_registers`), a ragged
   A loaded untiled, not copied; other float32 configs stage A as before
   (copied if ragged), and 16-bit ones never read it through registers.
   (plan.a_k_in_registers, plan.a_rows_untiled) for (m, k) @ (k, n), and the
