@@ -45,6 +45,7 @@ from pallas_tiled import cost_model
 from pallas_tiled import device
 from pallas_tiled import dtypes
 from pallas_tiled import timing
+from pallas_tiled.mosaic import plan
 
 WARM_WORKERS = 4
 
@@ -161,11 +162,11 @@ def _shape_rows(m, n, k, dtype, lock):
   sets = timing.cold_operand_sets(m, n, (a, b), _COLD_MB.value * 2**20)
   xla = _time_case(jnp.matmul, sets, reference, float("inf"), lock)
   tol = accuracy.tolerance(a, b, reference, dtype)
-  # direct_stores: Mosaic's kernel stores unaligned outputs directly
-  # (fit_cost_model.py prices rows without the field as padded and cut).
+  # layout_version: what Mosaic's kernel copies around it
+  # (fit_cost_model.py prices each row's candidates as they ran then).
   common = dict(m=m, n=n, k=k, dtype=jnp.dtype(dtype).name,
                 device=device.device_kind(), jax_version=jax.__version__,
-                direct_stores=True)
+                layout_version=plan.LAYOUT_VERSION)
   if _LABELS.value:
     common["partial"] = True
   yield dict(common, impl="xla", backend="xla", config=None, label="", **xla)

@@ -32,6 +32,7 @@ import numpy as np
 import wild
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
+from pallas_tiled.mosaic import plan
 from pallas_tiled.tuning import cache as tuning_cache
 
 _RUNS = flags.DEFINE_list("runs", [], "calibrate.py outputs (JSON lines).")
@@ -50,14 +51,15 @@ _EXTEND = flags.DEFINE_string(
     " classes: for candidates only that kind has timed.")
 
 
-# A shape's key in `load`'s rows, True where its run timed Mosaic kernels
-# that store unaligned outputs directly (`cost_model.features`'
-# direct_stores); runs from before omit it.
-DIRECT_STORES = "direct_stores"
+# A shape's key in `load`'s rows: the `plan.LAYOUT_VERSION` its run timed
+# Mosaic kernels with (`cost_model.features`' layout_version), absent for
+# version 0. Rows record it as `layout_version`; older ones as
+# `direct_stores` (version 1) or not at all (0).
+LAYOUT = "layout_version"
 
 
 def load(paths):
-  """{(m, n, k): {"xla": us, "pick": us, config: us[, DIRECT_STORES: True]}},
+  """{(m, n, k): {"xla": us, "pick": us, config: us[, LAYOUT: version]}},
   the device kind and the dtype of the runs' correct rows. A shape in
   several runs takes the
   last run's rows alone (times compared with each other come from one run),
@@ -75,8 +77,10 @@ def load(paths):
           partial.add((row["m"], row["n"], row["k"]))
         if row["status"] != "ok":
           continue
-        if row.get(DIRECT_STORES):
-          run[row["m"], row["n"], row["k"]][DIRECT_STORES] = True
+        version = row.get(LAYOUT, plan.LAYOUT_DIRECT_STORES
+                          if row.get("direct_stores") else 0)
+        if version:
+          run[row["m"], row["n"], row["k"]][LAYOUT] = version
         key = row["impl"] if row["impl"] != "candidate" else (
             tuning_cache.CONFIG_TYPES[row["backend"]](**row["config"]))
         run[row["m"], row["n"], row["k"]][key] = row["time_us"]
@@ -159,7 +163,7 @@ def _fit_regime(times, shapes, dtype, *, num_sms, min_shapes) -> dict:
       continue
     shared, per_tile = cost_model.features(
         config, *shape, dtype, num_sms,
-        direct_stores=times[shape].get(DIRECT_STORES, False))
+        layout_version=times[shape].get(LAYOUT, 0))
     x = np.zeros(len(cost_model.SHARED_TERMS) + 2 * len(classes))
     x[:len(shared)] = shared
     x[j:j + 2] = per_tile
@@ -209,7 +213,7 @@ def fit_classes(times, shapes, dtype, base, pattern, *, num_sms=132,
           continue
         shared, per_tile = cost_model.features(
             config, *shape, dtype, num_sms,
-            direct_stores=times[shape].get(DIRECT_STORES, False))
+            layout_version=times[shape].get(LAYOUT, 0))
         if any(x and t not in coefs
                for t, x in zip(cost_model.SHARED_TERMS, shared)):
           continue  # A term `base` lacks: never predicted (predict_us).

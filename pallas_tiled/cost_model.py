@@ -361,20 +361,21 @@ def is_one_phase_class(config, k: int, dtype) -> bool:
 
 
 def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
-             direct_stores: bool = True):
+             layout_version: int = plan_lib.LAYOUT_VERSION):
   """(shared terms, (waves * k_tile / 1000, waves, or 1 for ping-pong)) of
   `config` on an (m, n, k) product: what the model's coefficients multiply.
   `num_sms` counts a Triton grid's waves (a MosaicConfig carries its own).
-  `direct_stores=False` prices a Mosaic kernel as it ran before it stored
-  unaligned outputs directly (`plan.stores_direct`): padded and cut, as
-  calibration runs of that time timed it.
+  An older `layout_version` prices a Mosaic kernel's copies as they were
+  then (`plan.LAYOUT_VERSION`), e.g. a padded output cut before unaligned
+  outputs were stored directly, as calibration runs of that time timed
+  it.
   A transposed config's waves count (width + TRANSPOSED_WIDTH_OFFSET) /
   (256 + TRANSPOSED_WIDTH_OFFSET) each: its class's coefficients are a
   256-wide tile's."""
   itemsize = jnp.dtype(dtype).itemsize
   if isinstance(config, MosaicConfig):
     relayout, transposed, direct = _mosaic_layout(
-        m, n, k, config, jnp.dtype(dtype).name, direct_stores)
+        m, n, k, config, jnp.dtype(dtype).name, layout_version)
     relayout += DIRECT_STORE_COPY_SHARE * direct
     # Over the config's own num_sms, and the tiles of the product it runs.
     waves = config.waves(n, m) if transposed else config.waves(m, n)
@@ -435,11 +436,11 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
 
 @functools.lru_cache(maxsize=65536)
 def _mosaic_layout(m, n, k, config, dtype_name,
-                   direct_ok) -> plan_lib.HostLayout:
+                   layout_version) -> plan_lib.HostLayout:
   """`plan.host_layout` (outputs of the input dtype, as the candidates are
   timed), cached: the fit and every pick ask for each pair many times."""
   return plan_lib.host_layout(m, n, k, config, dtype_name, dtype_name,
-                              direct_ok=direct_ok)
+                              layout_version=layout_version)
 
 
 @functools.cache

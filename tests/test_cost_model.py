@@ -6,6 +6,7 @@ arithmetic over the shape)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import pathlib
 import sys
@@ -605,8 +606,8 @@ def test_direct_stores_are_priced_and_fitted_as_timed(tmp_path):
   """A Mosaic candidate storing an unaligned output directly is priced at
   DIRECT_STORE_COPY_SHARE of a copy per output byte, in place of the
   padded output's cut (read and written); runs timed before direct stores
-  (rows without `direct_stores`, as calibrate.py now writes it) are fitted
-  with their layout of the time, padded and cut."""
+  (rows without `layout_version` or `direct_stores`, which calibrate.py
+  once wrote) are fitted with their layout of the time, padded and cut."""
   import fit_cost_model  # pylint: disable=import-outside-toplevel
   config = MosaicConfig(tile_m=128, tile_n=192, ping_pong=True)
   shape, bf16 = (1000, 30001, 1024), jnp.bfloat16
@@ -614,21 +615,38 @@ def test_direct_stores_are_priced_and_fitted_as_timed(tmp_path):
       config, *shape, bf16, 132, **kw)[0][cost_model.SHARED_TERMS.index(
           "relayout")] * 1e6
   direct = plan_lib.host_layout(*shape, config, bf16, bf16)
-  cut = plan_lib.host_layout(*shape, config, bf16, bf16, direct_ok=False)
+  cut = plan_lib.host_layout(*shape, config, bf16, bf16, layout_version=0)
   out_bytes = shape[0] * shape[1] * 2
   assert direct.direct_bytes == out_bytes and cut.direct_bytes == 0
   assert relayout() == pytest.approx(
       direct.copied_bytes + cost_model.DIRECT_STORE_COPY_SHARE * out_bytes)
-  assert relayout(direct_stores=False) == pytest.approx(cut.copied_bytes)
+  assert relayout(layout_version=0) == pytest.approx(cut.copied_bytes)
   assert cut.copied_bytes > direct.copied_bytes + out_bytes  # Cut and more.
   row = lambda m, **extra: json.dumps(dict(
       m=m, n=64, k=64, device=H100, dtype="bfloat16", impl="xla",
       backend="xla", config=None, status="ok", time_us=1.0, **extra)) + "\n"
   runs = tmp_path / "runs.jsonl"
-  runs.write_text(row(1) + row(2, direct_stores=True))
+  runs.write_text(row(1) + row(2, direct_stores=True)
+                  + row(3, layout_version=plan_lib.LAYOUT_VERSION))
   times, _, _ = fit_cost_model.load([str(runs)])
-  assert fit_cost_model.DIRECT_STORES not in times[1, 64, 64]
-  assert times[2, 64, 64][fit_cost_model.DIRECT_STORES]
+  assert fit_cost_model.LAYOUT not in times[1, 64, 64]
+  assert times[2, 64, 64][fit_cost_model.LAYOUT] == (
+      plan_lib.LAYOUT_DIRECT_STORES)
+  assert times[3, 64, 64][fit_cost_model.LAYOUT] == plan_lib.LAYOUT_VERSION
+
+
+def test_k_major_a_in_registers_is_priced_as_timed():
+  """TF32 reading a ragged K-major A through registers loads it as stored:
+  priced without A's padded copy, which runs timed before it (an older
+  `layout_version`) still paid."""
+  config = MosaicConfig(tile_m=64, tile_n=192, tile_k=32, wg_dimension="m",
+                        epi_tile_n=32, lowering="lane")
+  m, n, k = 1001, 2304, 768
+  layout = functools.partial(plan_lib.host_layout, m, n, k, config,
+                             jnp.float32, jnp.float32)
+  a_copy = (m * k + 1008 * k) * 4  # Read, and written padded to 8 rows.
+  assert layout(layout_version=plan_lib.LAYOUT_DIRECT_STORES).copied_bytes \
+      == layout().copied_bytes + a_copy
 
 
 def test_a_partial_run_adds_candidates_rescaled(tmp_path):

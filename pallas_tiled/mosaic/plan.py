@@ -52,6 +52,17 @@ _NARROW_REGISTERS_MIN_TILE_N = 128
 _NARROW_REGISTERS_MIN_GAIN = 0.1
 
 
+# What `prepare` decides changes as the kernel learns layouts; calibration
+# runs record the version they were timed with (`calibrate.py`), and the
+# cost model's fit prices each run's candidates as they ran then. Version 0:
+# padded outputs cut after the kernel; LAYOUT_DIRECT_STORES: unaligned
+# outputs stored directly (`stores_direct`); LAYOUT_K_MAJOR_A_IN_REGISTERS:
+# TF32 reads a K-major A through registers, a ragged one not copied
+# (`reads_k_major_a_in_registers`).
+LAYOUT_DIRECT_STORES = 1
+LAYOUT_K_MAJOR_A_IN_REGISTERS = 2
+LAYOUT_VERSION = LAYOUT_K_MAJOR_A_IN_REGISTERS
+
 # The narrowest consumers that read a K-major A through registers
 # (`reads_k_major_a_in_registers`): their loads cost the same at any width,
 # so they pay only against wide wgmmas (H200: 64x192 consumers 21.5 ->
@@ -471,13 +482,12 @@ def _copied_shapes(a, b, config, problem, k_len, swizzle, k_majors,
 
 
 def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
-            old_interpreter, direct_ok: bool = True):
+            old_interpreter, layout_version: int = LAYOUT_VERSION):
   """(plan, a, b): the layout decisions for one call, and the operands
   copied (padded, transposed) where TMA needs it, in one launch.
 
-  `direct_ok=False` plans as the kernel did before it stored unaligned
-  outputs directly (`stores_direct`), as calibration runs of that time
-  were timed (`host_layout`).
+  An older `layout_version` plans as the kernel did then, as calibration
+  runs of that time were timed (`host_layout`).
 
   A row-major B is N-major, but B^T is an M-major A, so where TF32 reads
   A through registers a product of two row-major operands runs as
@@ -503,8 +513,10 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     c = dataclasses.replace(c, lowering="lane")
   a_k_major, b_k_major = not p.transpose_a, p.transpose_b
   a_in_registers = registers_ok(m=p.m, n=p.n) and not a_k_major
-  a_k_in_registers = a_k_major and reads_k_major_a_in_registers(
-      c, dtype, out_dtype, precision, interpret, p.k)
+  a_k_in_registers = (
+      layout_version >= LAYOUT_K_MAJOR_A_IN_REGISTERS and a_k_major
+      and reads_k_major_a_in_registers(c, dtype, out_dtype, precision,
+                                       interpret, p.k))
   if a_in_registers or a_k_in_registers:
     # The lowering that hands inline_mgpu Mosaic GPU arrays.
     c = dataclasses.replace(c, lowering="lane")
@@ -514,7 +526,7 @@ def prepare(a, b, *, problem, config, precision, out_dtype, interpret,
     a_k_major = b_k_major = True
     k_len = a.shape[-1]
   plain_steps = promote_from is None and not a_in_registers
-  direct = direct_ok and stores_direct(
+  direct = layout_version >= LAYOUT_DIRECT_STORES and stores_direct(
       c, dtype, c.stored_dtype(out_dtype), p.m, p.n,
       transposed_out=transposed_out, plain_steps=plain_steps,
       interpret=interpret)
@@ -565,17 +577,19 @@ class HostLayout(NamedTuple):
 
 
 def traced_plan(m: int, n: int, k: int, config, dtype, out_dtype, *,
-                direct_ok: bool = True):
+                layout_version: int = LAYOUT_VERSION):
   """(plan, operands, staged): `prepare` for one compiled (m, k) @ (k, n)
-  product at default precision, traced on abstract operands (`direct_ok`
-  as there), the operands as stored (batch first) and as it copied them."""
+  product at default precision, traced on abstract operands (of
+  `layout_version` as there), the operands as stored (batch first) and as
+  it copied them."""
   problem = batching.BatchedProblem.from_shapes((m, k), (k, n))
   plans = []
 
   def decide(a, b):
     plan, a, b = prepare(a, b, problem=problem, config=config,
                          precision=None, out_dtype=out_dtype, interpret=False,
-                         old_interpreter=False, direct_ok=direct_ok)
+                         old_interpreter=False,
+                         layout_version=layout_version)
     plans.append(plan)
     return a, b
 
@@ -586,14 +600,15 @@ def traced_plan(m: int, n: int, k: int, config, dtype, out_dtype, *,
 
 
 def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
-                direct_ok: bool = True) -> HostLayout:
+                layout_version: int = LAYOUT_VERSION) -> HostLayout:
   """`prepare`'s decisions for one compiled (m, k) @ (k, n) product at
-  default precision, traced on abstract operands (`direct_ok` as there).
+  default precision, traced on abstract operands (of `layout_version` as
+  there).
   Copies: operands padded or transposed, and a padded result cut to shape
   (a K-range config's float32 partial sums are summed, not copied)."""
   dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
   plan, operands, staged = traced_plan(m, n, k, config, dtype, out_dtype,
-                                       direct_ok=direct_ok)
+                                       layout_version=layout_version)
   if plan.transposed_out:  # prepare swapped the operands.
     operands = operands[::-1]
   p = plan.problem
