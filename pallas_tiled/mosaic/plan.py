@@ -266,28 +266,30 @@ def rows_untiled(config, dtype, rows, k_major, swizzle, interpret, *,
   stored, 1.6x jnp.matmul's error, BUILD_NOTES.md), and in
   the lane lowering, the one whose layout inference takes untiled swizzled
   refs in jax 0.10 (its warpgroup lowering refuses them). `prepare` leaves
-  out TF32's register path and three-pass TF32, whose K-steps are not plain
-  wgmmas.
+  out TF32's M-major register path and three-pass TF32, whose K-steps are
+  not plain wgmmas.
   """
   c = config
-  return (_can_own_ring(c, dtype, f32=rounded_in_registers)
+  return (_can_own_ring(c, dtype, tf32_in_registers=rounded_in_registers)
           and c.lowering == "lane" and not interpret
           and rows % 8 != 0 and k_major
           and c.tile_k * jnp.dtype(dtype).itemsize == swizzle)
 
 
-def _can_own_ring(config, dtype, *, f32: bool = False) -> bool:
+def _can_own_ring(config, dtype, *, tf32_in_registers: bool = False) -> bool:
   """Whether the kernel can own its ring for config with edge tiles loaded
   untiled or stored directly (`rows_untiled`, `stores_direct`): ping-pong
   (never split into K ranges), or cooperative consumers without K ranges
-  (of float32 only with `f32`); neither in clusters (not built there:
+  (float32's only where they read A through registers,
+  `tf32_in_registers`); neither in clusters (not built there:
   clamped edge tiles would have to clamp the cluster tile, and a multicast
   K-tile be split untiled)."""
   c = config
   return c.cluster_size == 1 and (
       c.ping_pong or (c.warp_specialized and c.split_k == 1
                       and max(c.cta_tile) <= _TMA_BOX_SPAN
-                      and (jnp.dtype(dtype).itemsize <= 2 or f32)))
+                      and (jnp.dtype(dtype).itemsize <= 2
+                           or tf32_in_registers)))
 
 
 def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
@@ -305,7 +307,8 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
   c = config
   return (dtype == jnp.float32 and out_dtype == jnp.float32
           and not interpret and not tf32x3.applies(dtype, precision)
-          and not c.ping_pong and _can_own_ring(c, dtype, f32=True)
+          and not c.ping_pong
+          and _can_own_ring(c, dtype, tf32_in_registers=True)
           and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and c.tile_n >= _K_MAJOR_REGISTERS_MIN_TILE_N
           and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES

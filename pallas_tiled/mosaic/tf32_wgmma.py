@@ -94,6 +94,7 @@ def _a_fragments(a_smem, k, k_major):
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
   row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
+
   def element(kk, mm):
     return _load(a_smem, mm, kk) if k_major else _load(a_smem, kk, mm)
 
