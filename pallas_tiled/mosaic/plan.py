@@ -69,9 +69,6 @@ LAYOUT_VERSION = LAYOUT_K_MAJOR_A_IN_REGISTERS
 # 21.7 us at 616x4304x1152, 64x64 ones 6.90 -> 8.38 at 508x1333x708 and
 # 7.04 -> 8.48 at 1000x768x768; 128 untimed).
 _K_MAJOR_REGISTERS_MIN_TILE_N = 192
-# And the tallest (128-row consumers untimed: twice the fragments, and the
-# accumulator's registers).
-_K_MAJOR_REGISTERS_MAX_TILE_M = 64
 
 # Stages and K-steps from which TF32's register path keeps a group in
 # flight (`Plan.a_in_flight`).
@@ -312,8 +309,7 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
           and not interpret and not tf32x3.applies(dtype, precision)
           and not c.ping_pong
           and _can_own_ring(c, dtype, tf32_in_registers=True)
-          and c.tile_m <= _K_MAJOR_REGISTERS_MAX_TILE_M
-          and tf32_wgmma.supports(c.tile_m, c.tile_k, a_k_major=True)
+          and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and c.tile_n >= _K_MAJOR_REGISTERS_MIN_TILE_N
           and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
           and pl.cdiv(k, c.tile_k) >= _IN_FLIGHT_MIN_K_STEPS)

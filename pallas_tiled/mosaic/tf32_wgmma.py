@@ -48,12 +48,10 @@ def smem_transforms():
   return (plgpu.TilingTransform((8, WIDTH)), plgpu.SwizzleTransform(SWIZZLE))
 
 
-def supports(tile_m: int, tile_k: int, *, a_k_major: bool = False) -> bool:
+def supports(tile_m: int, tile_k: int) -> bool:
   """Whether `wgmma_a_in_registers` takes a consumer's (tile_m, tile_k) A
-  tile: 64 rows, or with `a_k_major` any multiple of 64 (a wgmma of each
-  64 rows per 8-wide K step)."""
-  rows_ok = tile_m % _M_INSTR == 0 if a_k_major else tile_m == _M_INSTR
-  return rows_ok and tile_m > 0 and tile_k % WIDTH == 0
+  tile."""
+  return tile_m == _M_INSTR and tile_k % WIDTH == 0
 
 
 def _i32(value):
@@ -83,21 +81,19 @@ def _load(smem, row, col):
                             tile_row, tile_col])
 
 
-def _a_fragments(a_smem, k, k_major, block=0):
+def _a_fragments(a_smem, k, k_major):
   """This thread's A registers for each 8-wide K step, read from the
-  (m, k) K-major or (k, m) M-major tile's `block`-th 64 rows: PTX's TF32 A
-  fragment holds (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its
-  warp's 16 rows, where g = lane / 4 and t = lane % 4. Each is rounded to
-  TF32 on the way. A warp's 32 loads fall in 32 banks either way (the
-  swizzle sees to it)."""
+  (64, k) K-major or (k, 64) M-major tile: PTX's TF32 A fragment holds (g,
+  t), (g + 8, t), (g, t + 4), (g + 8, t + 4) of its warp's 16 rows, where
+  g = lane / 4 and t = lane % 4. Each is rounded to TF32 on the way. A
+  warp's 32 loads fall in 32 banks either way (the swizzle sees to it)."""
   index = ir.IndexType.get()
   tid = mgpu_utils.thread_idx()
   lane = arith.remui(tid, _i32(32))
   warp = arith.remui(arith.divui(tid, _i32(32)), _i32(4))
   g = arith.index_cast(index, arith.divui(lane, _i32(4)))
   t = arith.index_cast(index, arith.remui(lane, _i32(4)))
-  row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)),
-                   arith.addi(g, _index(_M_INSTR * block)))
+  row = arith.addi(arith.muli(arith.index_cast(index, warp), _index(16)), g)
 
   def element(kk, mm):
     return _load(a_smem, mm, kk) if k_major else _load(a_smem, kk, mm)
@@ -176,9 +172,8 @@ def _array(scalars, shape):
 
 def _issue(acc_regs, a_regs, b_smem, n, k):
   """Issues one K-step's wgmma group, acc_regs += the A fragments a_regs @
-  b_smem, a wgmma per 64 rows (block) and 8-wide K step, both lists block
-  by block (`_scalars` holds the accumulator's so); returns its outputs,
-  which wgmma writes until the group is waited for."""
+  b_smem; returns its outputs, which wgmma writes until the group is
+  waited for."""
   i64 = ir.IntegerType.get_signless(64)
   _asm("wgmma.fence.sync.aligned;")
   (b_desc, (_, (k_stride,))), (_, group_stride), _ = (
@@ -186,29 +181,24 @@ def _issue(acc_regs, a_regs, b_smem, n, k):
           mgpu_utils.memref_transpose(b_smem, (1, 0, 3, 2)),
           swizzle=SWIZZLE, large_tile=(WIDTH, WIDTH),
           group_size=(WIDTH, n), logical_k_major=True))
-  per_group, steps, per_block = WIDTH // _K_INSTR, k // _K_INSTR, n // 2
-  blocks = [acc_regs[i:i + per_block]
-            for i in range(0, len(acc_regs), per_block)]
-  for q in range(steps):
+  per_group = WIDTH // _K_INSTR
+  for q in range(k // _K_INSTR):
     offset = (q // per_group) * group_stride + (q % per_group) * k_stride
     desc = b_desc
     if offset:
       desc = llvm.add(b_desc, llvm.ConstantOp(i64, ir.IntegerAttr.get(
           i64, mma_utils.encode_addr(offset))).result,
                       overflow_flags=llvm.IntegerOverflowFlags.none)
-    for i, block in enumerate(blocks):
-      a = a_regs[4 * (i * steps + q):4 * (i * steps + q + 1)]
-      blocks[i] = _wgmma(block, a, desc, n)
+    acc_regs = _wgmma(acc_regs, a_regs[4 * q:4 * q + 4], desc, n)
   _asm("wgmma.commit_group.sync.aligned;")
-  return [r for block in blocks for r in block]
+  return acc_regs
 
 
 def _check_shapes(acc_shape, a_ref, b_ref, a_k_major):
   m, n = acc_shape
   k = a_ref.shape[-1 if a_k_major else 0]
   a_shape = (m, k) if a_k_major else (k, m)
-  if (not supports(m, k, a_k_major=a_k_major) or a_ref.shape != a_shape
-      or b_ref.shape != (n, k)):
+  if not supports(m, k) or a_ref.shape != a_shape or b_ref.shape != (n, k):
     raise ValueError(f"wgmma_a_in_registers: unsupported shapes acc"
                      f" {acc_shape}, a {a_ref.shape} (a_k_major={a_k_major}),"
                      f" b {b_ref.shape}")
@@ -219,9 +209,8 @@ def wgmma_a_in_registers(acc, a_ref, b_ref, *, a_k_major: bool,
                          in_flight: bool = False):
   """acc + A @ B in TF32, A rounded to TF32 and B truncated by wgmma.
 
-  acc: (m, n) float32, m 64 or with `a_k_major` a multiple of it (a
-  wgmma per 64 rows); a_ref: A's (m, k) shared-memory tile with
-  `a_k_major` (K contiguous), else the (k, m) tile of A^T (M contiguous);
+  acc: (64, n) float32; a_ref: A's (64, k) shared-memory tile with
+  `a_k_major` (K contiguous), else the (k, 64) tile of A^T (M contiguous);
   b_ref: the (n, k) tile of B^T (K contiguous); both with
   `smem_transforms()`, k a multiple of 32. Waited for, acc in the WGMMA
   layout; or, `in_flight`, acc in `IN_FLIGHT_LAYOUT` (`start`), only the
@@ -242,9 +231,7 @@ def wgmma_a_in_registers(acc, a_ref, b_ref, *, a_k_major: bool,
   def product(ctx, acc, a_smem, b_smem):
     del ctx
     i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
-    fragments = [r for block in range(m // _M_INSTR)
-                 for q in _a_fragments(a_smem, k, a_k_major, block)
-                 for r in q]
+    fragments = [r for q in _a_fragments(a_smem, k, a_k_major) for r in q]
     if in_flight:  # The sum passes the fence as it is, in f32 registers.
       a_regs, acc_regs = _barrier(fragments), _barrier(_scalars(acc), "f")
       acc_regs = _issue(acc_regs, a_regs, b_smem, n, k)
