@@ -305,11 +305,9 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
   616x4304x1152 (A read in place) 34.2 us either way, its error 1.59x ->
   1.00x jnp.matmul's."""
   c = config
-  return (dtype == jnp.float32 and out_dtype == jnp.float32
-          and not interpret and not tf32x3.applies(dtype, precision)
-          and not c.ping_pong
+  return (_tf32_consumers_take_registers(c, dtype, out_dtype, precision,
+                                         interpret)
           and _can_own_ring(c, dtype, tf32_in_registers=True)
-          and tf32_wgmma.supports(c.tile_m, c.tile_k)
           and c.tile_n >= _K_MAJOR_REGISTERS_MIN_TILE_N
           and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
           and pl.cdiv(k, c.tile_k) >= _IN_FLIGHT_MIN_K_STEPS)
@@ -415,17 +413,27 @@ def _wide_enough(config, m: int, n: int) -> bool:
       _REGISTERS_MIN_TILE_N)
 
 
+def _tf32_consumers_take_registers(config, dtype, out_dtype, precision,
+                                   interpret) -> bool:
+  """Whether config's compiled consumers can read TF32's A through
+  registers at all (`tf32_wgmma`): one-pass TF32 to float32, cooperative
+  warp-specialized consumers whose tiles `tf32_wgmma` takes. Where they do
+  is `_tf32_registers_ok` (M-major A) and `reads_k_major_a_in_registers`."""
+  c = config
+  return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
+          and c.warp_specialized and not c.ping_pong
+          and tf32_wgmma.supports(c.tile_m, c.tile_k)
+          and not tf32x3.applies(dtype, precision))
+
+
 def _tf32_registers_ok(config, dtype, out_dtype, precision, interpret, *,
                        m: int, n: int):
   """Whether compiled TF32 may read an M-major A through registers
   (`tf32_wgmma`) for an (m, n) product: cooperative warp-specialized
   consumers wide enough (`_wide_enough`), float32 out."""
-  c = config
-  return (dtype == jnp.float32 and out_dtype == jnp.float32 and not interpret
-          and c.warp_specialized and not c.ping_pong
-          and _wide_enough(c, m, n)
-          and tf32_wgmma.supports(c.tile_m, c.tile_k)
-          and not tf32x3.applies(dtype, precision))
+  return (_tf32_consumers_take_registers(config, dtype, out_dtype, precision,
+                                         interpret)
+          and _wide_enough(config, m, n))
 
 
 def _tripled_k(a, b, a_k_major, b_k_major, tile_k):
