@@ -74,7 +74,6 @@ from pallas_tiled.triton.heuristics import shortens_tail
 from pallas_tiled.triton.heuristics import small_tile_config
 from pallas_tiled.triton.heuristics import spreads_short_k_over_small_tiles
 from pallas_tiled.triton.heuristics import stores_tiny_k_in_thin_tiles
-from pallas_tiled.triton.heuristics import thin_b_tile
 from pallas_tiled.triton.heuristics import streams_folded_row_as_vector
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 from pallas_tiled.triton.heuristics import thin_store_config
@@ -519,8 +518,7 @@ def choose(m: int, n: int, k: int, dtype, precision=None, *, out_dtype=None,
   to 32 over few tiles: `spreads_short_k_over_small_tiles`; a 16-bit row
   whose b rows fold, over a shallow K: `streams_folded_row_as_vector`; a
   float32 grid's short tail round, `shortens_tail`; a float32 b of at most
-  32 columns, read as stored in 64-row tiles: `reads_thin_b_as_stored`,
-  `thin_b_tile`)."""
+  32 columns, read as stored: `reads_thin_b_as_stored`)."""
   if not device.is_hopper():
     return None
   return choose_on(device.device_kind(), device.sm_count(), m, n, k, dtype,
@@ -571,8 +569,7 @@ def _choose(m, n, k, dtype, precision, out_dtype, backends, device_kind,
                                  out_dtype=out_dtype,
                                  mosaic="mosaic" in backends):
     if config.backend in backends and not (
-        thin_b and isinstance(config, TileConfig)
-        and not thin_b_tile(config)):
+        thin_b and isinstance(config, TileConfig) and config.k_major_b):
       predicted = predict_us(config, m, n, k, dtype, coefs, num_sms)
       if predicted is not None:
         timed.append((predicted, config))

@@ -243,8 +243,6 @@ def _stages_b_k_major(m: int, dtype) -> bool:
 
 # The widest float32 b that `reads_thin_b_as_stored`.
 _THIN_B_MAX_N = 32
-# The rows of the tiles that read it (`thin_b_tile`).
-_THIN_B_BLOCK_M = 64
 
 
 def reads_thin_b_as_stored(m: int, n: int, k: int, dtype) -> bool:
@@ -261,18 +259,6 @@ def reads_thin_b_as_stored(m: int, n: int, k: int, dtype) -> bool:
   return (np.dtype(dtype) == np.float32 and n <= _THIN_B_MAX_N
           and m > layouts.SKINNY_DIM
           and not layouts.has_unaligned_rows(n, k, dtype))
-
-
-def thin_b_tile(config: TileConfig) -> bool:
-  """Whether the cost model may pick `config` for a product whose b it
-  `reads_thin_b_as_stored`: b as stored, in 64-row tiles. On every such
-  wild-tune shape 64 rows ran as fast as 128 or faster, at their best K
-  ranges (an H200 10 of 10, four within 1%: 512x8x8192 8.1 against 14.6
-  us, 8192x32x1152 13.7 against 14.8; an H100 10 of 10), where the H100's
-  fit, which the H200 shares for these classes, priced 128 rows lower on
-  long K (3000x16x13824, in neither split: 128 rows picked, 59.9 us, 64
-  rows 45.3; BUILD_NOTES.md). A rule, as `reads_thin_b_as_stored`."""
-  return not config.k_major_b and config.block_m <= _THIN_B_BLOCK_M
 
 
 def copies_nothing(m: int, n: int, k: int, dtype) -> bool:
