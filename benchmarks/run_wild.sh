@@ -8,7 +8,9 @@
 #   benchmarks/run_wild.sh OUTPUT_DIR SUITE DTYPE SHARD/SHARDS [FLAGS...]
 # e.g. benchmarks/run_wild.sh /tmp/w wild-check bfloat16 0/2
 # SUITE fresh:SEED times `wild.py --fresh=SEED`'s shapes of neither split
-# (their rows unlabelled by a suite), e.g. fresh:7 float32 0/4 a quarter.
+# (their rows unlabelled by a suite), e.g. fresh:7 float32 0/4 a quarter;
+# SUITE shapes:MxNxK,... any shapes (e.g. stale rows of a fresh report, which
+# a suite's --shapes refuses: they are in no suite).
 set -uo pipefail
 out=${1:?usage: run_wild.sh OUT SUITE DTYPE SHARD/SHARDS [FLAGS...]}
 suite=${2:?suite}
@@ -30,6 +32,9 @@ if [[ $suite == fresh:* ]]; then
   shapes=$(python3 benchmarks/wild.py --fresh="${suite#fresh:}") || exit 1
   select="--shapes=$shapes"
   suite=fresh${suite#fresh:}
+elif [[ $suite == shapes:* ]]; then
+  select="--shapes=${suite#shapes:}"
+  suite=shapes
 else
   select="--suite=$suite"
 fi

@@ -9,7 +9,8 @@ its output, now stored directly where it was cut), or
 that are float32 rows timed before the kernel rounded to TF32 (their error
 over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of
 the speedup statistics (>= 2^24 multiply-adds; --min_macs=1 for every row) to
-re-run, as run_wild.sh's --shapes.
+re-run, as run_wild.sh's --shapes (after a wild suite) or its SUITE
+shapes:... (rows of no suite, such as fresh shapes).
 
   python benchmarks/stale_picks.py \
       --results=benchmarks/results/h100_wild_check.json
