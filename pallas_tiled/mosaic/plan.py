@@ -149,11 +149,8 @@ class Plan:
     (64x128x64/s3, 896x7168x2048: 85.1 -> 92.2 us); in clusters along M
     (64x256x32/s4) 1.005-1.020x over 32-256 K-steps (4096^3: 358.3
     against 351.9 us)."""
-    c = self.config
     return ((self.a_in_registers or self.a_k_in_registers)
-            and c.split_k == 1
-            and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
-            and self.k_steps >= _IN_FLIGHT_MIN_K_STEPS)
+            and _keeps_a_group_in_flight(self.config, self.k_steps))
 
   @property
   def split_m(self) -> bool:
@@ -309,8 +306,17 @@ def reads_k_major_a_in_registers(config, dtype, out_dtype, precision,
                                          interpret)
           and _can_own_ring(c, dtype, tf32_in_registers=True)
           and c.tile_n >= _K_MAJOR_REGISTERS_MIN_TILE_N
-          and c.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
-          and pl.cdiv(k, c.tile_k) >= _IN_FLIGHT_MIN_K_STEPS)
+          and _keeps_a_group_in_flight(c, pl.cdiv(k, c.tile_k)))
+
+
+def _keeps_a_group_in_flight(config, k_steps: int) -> bool:
+  """Whether TF32's register path keeps a wgmma group in flight for config
+  over `k_steps` K-steps (`Plan.a_in_flight`; `reads_k_major_a_in_registers`
+  takes A through registers only so): no K ranges, from
+  `_IN_FLIGHT_MIN_STAGES` stages and `_IN_FLIGHT_MIN_K_STEPS` K-steps."""
+  return (config.split_k == 1
+          and config.max_concurrent_steps >= _IN_FLIGHT_MIN_STAGES
+          and k_steps >= _IN_FLIGHT_MIN_K_STEPS)
 
 
 def stores_direct(config, dtype, out_dtype, m: int, n: int, *,
