@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from pallas_tiled import cost_model
+from pallas_tiled.triton import heuristics
+
 MIN_STATS_MACS = 2**24
 # Decode products of at most this many rows stream their weights: issue 27's
 # target for them is this share of the measured copy bandwidth.
@@ -25,6 +28,17 @@ DECODE_TARGET_PCT = 80.0
 
 # What makes rows one problem: a re-run's rows of it replace the earlier's.
 _PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
+
+
+def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
+                  num_sms: int):
+  """What `matmul` runs today on a device of `device_kind` (a row's): the
+  cost model's pick, or where a rule decides instead (float32
+  matrix-vector products: `heuristics.takes_vector_tiles`), the rule's
+  vector tile; None where the heuristics choose on the device itself."""
+  if heuristics.takes_vector_tiles(m, n, dtype):
+    return heuristics.vector_config(m, n, k)
+  return cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
 
 
 def _commands(command) -> list[str]:

@@ -24,9 +24,7 @@ import json
 from absl import app
 from absl import flags
 
-from pallas_tiled import cost_model
 from pallas_tiled.mosaic import plan
-from pallas_tiled.triton import heuristics
 import report
 
 _RESULTS = flags.DEFINE_string("results", None, "A benchmark JSON report.")
@@ -60,17 +58,6 @@ def cuts_output(kernels) -> bool:
 UNCHECKED = "unchecked"
 
 
-def _expected(m: int, n: int, k: int, dtype: str, device_kind: str,
-              num_sms: int):
-  """What `matmul` runs today on the row's device: the cost model's pick,
-  or where a rule decides instead (float32 matrix-vector products:
-  `heuristics.takes_vector_tiles`), the rule's vector tile; None where the
-  heuristics choose on the device itself."""
-  if heuristics.takes_vector_tiles(m, n, dtype):
-    return heuristics.vector_config(m, n, k)
-  return cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
-
-
 # A float32 row of ours over this multiple of jnp.matmul's error was timed
 # before the kernel rounded to TF32 (both operands truncated: 2.6-2.7x;
 # one rounded 1.6x, both 1.0x; BUILD_NOTES.md).
@@ -86,7 +73,7 @@ def stale_reason(row, num_sms: int,
       or row.get("batch", 1) != 1):
     return None
   m, n, k, dtype = row["m"], row["n"], row["k"], row["dtype"]
-  pick = _expected(m, n, k, dtype, row["device"], num_sms)
+  pick = report.expected_pick(m, n, k, dtype, row["device"], num_sms)
   if pick is None:
     return UNCHECKED
   if pick.label != row["config_label"]:

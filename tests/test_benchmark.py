@@ -16,6 +16,7 @@ from absl.testing import flagsaver
 import jax.numpy as jnp
 import pytest
 
+import pallas_tiled
 from pallas_tiled import timing
 from tests import helpers
 
@@ -308,6 +309,72 @@ def test_stale_picks_compare_label_and_copies():
     reason = stale_picks.stale_reason(dict(f32_row, rel_error=error), 132,
                                       xla_error=2.94e-4)
     assert (reason is not None and "before TF32 rounding" in reason) == stale
+
+
+def test_moved_picks_pair_only_the_picks_that_changed(tmp_path):
+  """Without --base the binary writes this tree's picks; with it, only the
+  shapes whose pick differs, old beside new (here the base as if a change
+  had moved one pick); picks of another dtype are refused as a base."""
+  from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
+  binary = ROOT / "benchmarks" / "moved_picks.py"
+  old, pairs = tmp_path / "old.json", tmp_path / "pairs.json"
+  flags = ("--sets=wild-check", "--regime=skinny", "--dtype=float32")
+  result = _run(*flags, f"--out={old}", tmp_path=tmp_path, binary=binary)
+  assert result.returncode == 0, result.stderr
+  picks = json.loads(old.read_text())
+  assert picks["rows"] and all(cost_model.regime(*row["shape"][:2])
+                               == "skinny" for row in picks["rows"])
+  moved = next(row for row in picks["rows"] if row["pick"])
+  now = moved["pick"]
+  before = ["triton", dataclasses.asdict(pallas_tiled.TileConfig(16, 64, 64))]
+  moved.update(pick=before, label="16x64x64/w4/s4-before")
+  old.write_text(json.dumps(picks))
+  result = _run(*flags, f"--base={old}", f"--out={pairs}", tmp_path=tmp_path,
+                binary=binary)
+  assert result.returncode == 0, result.stderr
+  assert json.loads(pairs.read_text())["pairs"] == [
+      {"shape": moved["shape"], "set": "wild-check", "old": before,
+       "new": now}]
+  result = _run("--dtype=bfloat16", f"--base={old}", f"--out={pairs}",
+                tmp_path=tmp_path, binary=binary)
+  assert result.returncode != 0 and "--base is for float32" in result.stderr
+
+
+def test_time_pairs_checks_then_times_both_picks(tmp_path):
+  """Each pair's picks and jnp.matmul are timed (interpreted here, by wall
+  clock) once checked; a pick over the tolerance gets no time."""
+  binary = ROOT / "benchmarks" / "time_pairs.py"
+  config = lambda *args, **kw: ["triton", dataclasses.asdict(
+      pallas_tiled.TileConfig(*args, **kw))]
+  pairs = {"dtype": "float32", "device_kind": "NVIDIA H200", "pairs": [
+      {"shape": [8, 64, 128], "set": "tiny", "old": config(16, 32, 32),
+       "new": config(16, 64, 32, split_k=2)}]}
+  (tmp_path / "pairs.json").write_text(json.dumps(pairs))
+  out = tmp_path / "rows.json"
+  result = _run("--pairs=pairs.json", f"--json_out={out}", "--rounds=1",
+                "--iters=1", tmp_path=tmp_path, binary=binary)
+  assert result.returncode == 0, result.stderr
+  [row] = json.loads(out.read_text())["rows"]
+  assert row["status"] == "ok" and (row["old"], row["new"]) == (
+      "16x32x32/w4/s3", "16x64x32/w4/s3/sk2")
+  assert all(row[f"{name}_us"] > 0 for name in ("xla", "old", "new"))
+  assert max(row["old_err"], row["new_err"]) < 1e-2
+  assert "tiny: 1 pairs; new over old" in result.stdout
+  # A pick that fails its check: a wrong row, no time (in a process of its
+  # own, as the binary's flags would clash with another binary's here).
+  script = tmp_path / "wrong.py"
+  script.write_text(
+      "import json, sys\n"
+      f"sys.path.insert(0, {str(binary.parent)!r})\n"
+      "import jax.numpy as jnp\n"
+      "import time_pairs\n"
+      "time_pairs.accuracy.tolerance = lambda *args: 0.0\n"
+      f"pair = json.loads({json.dumps(pairs['pairs'][0])!r})\n"
+      "print(json.dumps(time_pairs.time_pair(pair, jnp.float32, 1, 1, 0)))\n")
+  result = _run(tmp_path=tmp_path, binary=script)
+  assert result.returncode == 0, result.stderr
+  row = json.loads(result.stdout.splitlines()[-1])
+  assert row["status"] == "wrong" and "old_us" not in row
 
 
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
