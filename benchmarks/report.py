@@ -4,6 +4,7 @@ Rows are `matmul_benchmark.Row`s. Wild-shape suites are drawn as sorted
 speedup curves against jnp.matmul, one per dtype, with the geometric mean,
 10th percentile and minimum over the shapes of at least `MIN_STATS_MACS`
 multiply-adds (smaller ones are launch-bound for every implementation).
+`expected_pick` is what the library would run for a row today.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def main(argv):
           f" | new {row['new']} {row['new_us']:.2f} us"
           f" {row['xla_us'] / row['new_us']:.3f}x", flush=True)
   ok = [r for r in rows if r["status"] == "ok"]
-  for name in sorted({r["set"] for r in ok}) + ["all"]:
+  for name in sorted({r["set"] for r in ok}) + ["all"] * bool(ok):
     part = [r for r in ok if name in ("all", r["set"])]
     print(f"{name}: {len(part)} pairs; new over old"
           f" {summary(r['old_us'] / r['new_us'] for r in part)}; over"
