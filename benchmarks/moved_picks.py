@@ -88,6 +88,7 @@ def moved(base: list[dict], new: list[dict]) -> list[dict]:
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  report.require_this_checkouts_library()
   dtype = jnp.dtype(_DTYPE.value).name
   rows = picks(shape_sets(_SETS.value), dtype, _DEVICE_KIND.value,
                _NUM_SMS.value, _REGIME.value, _MIN_MACS.value)

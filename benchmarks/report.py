@@ -13,10 +13,12 @@ import csv
 import dataclasses
 import json
 import math
+import pathlib
 from typing import Any
 
 import numpy as np
 
+import pallas_tiled
 from pallas_tiled import cost_model
 from pallas_tiled.triton import heuristics
 
@@ -40,6 +42,20 @@ def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
   if heuristics.takes_vector_tiles(m, n, dtype):
     return heuristics.vector_config(m, n, k)
   return cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
+
+
+def require_this_checkouts_library() -> None:
+  """Raises RuntimeError unless `pallas_tiled` is imported from the
+  checkout holding these benchmarks: another one (a virtual environment's
+  editable install of another clone, found first from `benchmarks/`)
+  would price picks, or be written a fitted table, that are not this
+  tree's (BUILD_NOTES, forty-eighth session)."""
+  root = pathlib.Path(__file__).resolve().parent.parent
+  library = pathlib.Path(pallas_tiled.__file__).resolve().parent
+  if library.parent != root:
+    raise RuntimeError(
+        f"pallas_tiled is imported from {library}, not from this checkout"
+        f" ({root}); run from its root with PYTHONPATH=.:benchmarks")
 
 
 def _commands(command) -> list[str]:

@@ -97,6 +97,7 @@ def stale_reason(row, num_sms: int,
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
+  report.require_this_checkouts_library()
   with open(_RESULTS.value) as f:
     rows = json.load(f)["rows"]
   xla_errors = {report.problem(r): r["rel_error"] for r in rows

@@ -340,6 +340,17 @@ def test_moved_picks_pair_only_the_picks_that_changed(tmp_path):
   assert result.returncode != 0 and "--base is for float32" in result.stderr
 
 
+def test_tools_refuse_another_checkouts_library(monkeypatch):
+  """Picks priced, or a table fitted, with another clone's pallas_tiled
+  (an editable install found first) would not be this tree's."""
+  import report  # pylint: disable=import-outside-toplevel
+  report.require_this_checkouts_library()  # The tests import this tree's.
+  monkeypatch.setattr(pallas_tiled, "__file__",
+                      "/elsewhere/pallas_tiled/__init__.py")
+  with pytest.raises(RuntimeError, match="not from this checkout"):
+    report.require_this_checkouts_library()
+
+
 def test_time_pairs_checks_then_times_both_picks(tmp_path):
   """Each pair's picks and jnp.matmul are timed (interpreted here, by wall
   clock) once checked; a pick over the tolerance gets no time."""
