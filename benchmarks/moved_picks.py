@@ -90,9 +90,7 @@ def main(argv):
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
   report.require_this_checkouts_library()
   dtype = jnp.dtype(_DTYPE.value).name
-  rows = picks(shape_sets(_SETS.value), dtype, _DEVICE_KIND.value,
-               _NUM_SMS.value, _REGIME.value, _MIN_MACS.value)
-  out = {"dtype": dtype, "device_kind": _DEVICE_KIND.value, "rows": rows}
+  base = None
   if _BASE.value:
     with open(_BASE.value) as f:
       base = json.load(f)
@@ -100,9 +98,14 @@ def main(argv):
       raise app.UsageError(
           f"--base is for {base['dtype']} on {base['device_kind']}, not"
           f" {dtype} on {_DEVICE_KIND.value}")
-    out = {"dtype": dtype, "device_kind": _DEVICE_KIND.value,
-           "pairs": moved(base["rows"], rows)}
+  rows = picks(shape_sets(_SETS.value), dtype, _DEVICE_KIND.value,
+               _NUM_SMS.value, _REGIME.value, _MIN_MACS.value)
+  out = {"dtype": dtype, "device_kind": _DEVICE_KIND.value}
+  if base:
+    out["pairs"] = moved(base["rows"], rows)
     print(f"{len(out['pairs'])} of {len(rows)} picks moved")
+  else:
+    out["rows"] = rows
   with open(_OUT.value, "w") as f:
     json.dump(out, f, indent=1)
 

@@ -353,39 +353,38 @@ def test_tools_refuse_another_checkouts_library(monkeypatch):
 
 def test_time_pairs_checks_then_times_both_picks(tmp_path):
   """Each pair's picks and jnp.matmul are timed (interpreted here, by wall
-  clock) once checked; a pick over the tolerance gets no time."""
+  clock) once checked; a pick over the tolerance gets no time. In a
+  process of its own: the binary's flags would clash with another's."""
   binary = ROOT / "benchmarks" / "time_pairs.py"
   config = lambda *args, **kw: ["triton", dataclasses.asdict(
       pallas_tiled.TileConfig(*args, **kw))]
-  pairs = {"dtype": "float32", "device_kind": "NVIDIA H200", "pairs": [
-      {"shape": [8, 64, 128], "set": "tiny", "old": config(16, 32, 32),
-       "new": config(16, 64, 32, split_k=2)}]}
-  (tmp_path / "pairs.json").write_text(json.dumps(pairs))
-  out = tmp_path / "rows.json"
-  result = _run("--pairs=pairs.json", f"--json_out={out}", "--rounds=1",
-                "--iters=1", tmp_path=tmp_path, binary=binary)
+  pair = {"shape": [8, 64, 128], "set": "tiny", "old": config(16, 32, 32),
+          "new": config(16, 64, 32, split_k=2)}
+  (tmp_path / "pairs.json").write_text(json.dumps(
+      {"dtype": "float32", "device_kind": "NVIDIA H200", "pairs": [pair]}))
+  script = tmp_path / "run.py"
+  script.write_text(
+      "import json, sys\n"
+      f"sys.path.insert(0, {str(binary.parent)!r})\n"
+      "from absl import flags\n"
+      "import jax.numpy as jnp\n"
+      "import time_pairs\n"
+      "flags.FLAGS(['time_pairs', '--pairs=pairs.json',"
+      " '--json_out=rows.json', '--rounds=1', '--iters=1'])\n"
+      "time_pairs.main(['time_pairs'])\n"
+      "time_pairs.accuracy.tolerance = lambda *args: 0.0  # Every pick fails.\n"
+      f"pair = json.loads({json.dumps(pair)!r})\n"
+      "print(json.dumps(time_pairs.time_pair(pair, jnp.float32, 1, 1, 0)))\n")
+  result = _run(tmp_path=tmp_path, binary=script)
   assert result.returncode == 0, result.stderr
-  [row] = json.loads(out.read_text())["rows"]
+  [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]
   assert row["status"] == "ok" and (row["old"], row["new"]) == (
       "16x32x32/w4/s3", "16x64x32/w4/s3/sk2")
   assert all(row[f"{name}_us"] > 0 for name in ("xla", "old", "new"))
   assert max(row["old_err"], row["new_err"]) < 1e-2
   assert "tiny: 1 pairs; new over old" in result.stdout
-  # A pick that fails its check: a wrong row, no time (in a process of its
-  # own, as the binary's flags would clash with another binary's here).
-  script = tmp_path / "wrong.py"
-  script.write_text(
-      "import json, sys\n"
-      f"sys.path.insert(0, {str(binary.parent)!r})\n"
-      "import jax.numpy as jnp\n"
-      "import time_pairs\n"
-      "time_pairs.accuracy.tolerance = lambda *args: 0.0\n"
-      f"pair = json.loads({json.dumps(pairs['pairs'][0])!r})\n"
-      "print(json.dumps(time_pairs.time_pair(pair, jnp.float32, 1, 1, 0)))\n")
-  result = _run(tmp_path=tmp_path, binary=script)
-  assert result.returncode == 0, result.stderr
-  row = json.loads(result.stdout.splitlines()[-1])
-  assert row["status"] == "wrong" and "old_us" not in row
+  wrong = json.loads(result.stdout.splitlines()[-1])
+  assert wrong["status"] == "wrong" and "old_us" not in wrong
 
 
 def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
