@@ -59,7 +59,8 @@ def shape_sets(names) -> dict[tuple[int, int, int], str]:
 
 
 def as_json(config) -> list | None:
-  """[backend, fields] of a config (`pair_config` reads it back)."""
+  """[backend, fields] of a config (`time_pairs.pair_config` reads it
+  back)."""
   return config and [config.backend, dataclasses.asdict(config)]
 
 
