@@ -29,7 +29,7 @@ from absl import app
 from absl import flags
 import numpy as np
 
-import report
+import checkout
 import wild
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
@@ -282,7 +282,7 @@ def _report(title, results) -> None:
 
 def main(argv):
   del argv
-  report.require_this_checkouts_library()
+  checkout.require_own_library()
   times, kind, dtype = load(_RUNS.value)
   times = offered(times, dtype)
   check = {(e.m, e.n, e.k) for e in wild.load("check")}

@@ -22,7 +22,7 @@ from absl import app
 from absl import flags
 import jax.numpy as jnp
 
-import report
+import checkout
 import wild
 from pallas_tiled import cost_model
 
@@ -66,12 +66,12 @@ def as_json(config) -> list | None:
 
 def picks(shapes: dict, dtype: str, device_kind: str, num_sms: int,
           regime: str, min_macs: int) -> list[dict]:
-  """The default pick (`report.expected_pick`) of each shape kept."""
+  """The default pick (`checkout.expected_pick`) of each shape kept."""
   rows = []
   for (m, n, k), name in sorted(shapes.items()):
     if m * n * k < min_macs or regime not in ("all", cost_model.regime(m, n)):
       continue
-    pick = report.expected_pick(m, n, k, dtype, device_kind, num_sms)
+    pick = checkout.expected_pick(m, n, k, dtype, device_kind, num_sms)
     rows.append({"shape": [m, n, k], "set": name, "pick": as_json(pick),
                  "label": pick and pick.label})
   return rows
@@ -80,16 +80,19 @@ def picks(shapes: dict, dtype: str, device_kind: str, num_sms: int,
 def moved(base: list[dict], new: list[dict]) -> list[dict]:
   """Pairs {shape, set, old, new} of the shapes whose pick changed."""
   old = {tuple(row["shape"]): row for row in base}
-  return [{"shape": row["shape"], "set": row["set"],
-           "old": old[tuple(row["shape"])]["pick"], "new": row["pick"]}
-          for row in new if tuple(row["shape"]) in old
-          and old[tuple(row["shape"])]["label"] != row["label"]]
+  pairs = []
+  for row in new:
+    before = old.get(tuple(row["shape"]))
+    if before and before["label"] != row["label"]:
+      pairs.append({"shape": row["shape"], "set": row["set"],
+                    "old": before["pick"], "new": row["pick"]})
+  return pairs
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
-  report.require_this_checkouts_library()
+  checkout.require_own_library()
   dtype = jnp.dtype(_DTYPE.value).name
   base = None
   if _BASE.value:

@@ -4,7 +4,6 @@ Rows are `matmul_benchmark.Row`s. Wild-shape suites are drawn as sorted
 speedup curves against jnp.matmul, one per dtype, with the geometric mean,
 10th percentile and minimum over the shapes of at least `MIN_STATS_MACS`
 multiply-adds (smaller ones are launch-bound for every implementation).
-`expected_pick` is what the library would run for a row today.
 """
 
 from __future__ import annotations
@@ -13,14 +12,9 @@ import csv
 import dataclasses
 import json
 import math
-import pathlib
 from typing import Any
 
 import numpy as np
-
-import pallas_tiled
-from pallas_tiled import cost_model
-from pallas_tiled.triton import heuristics
 
 MIN_STATS_MACS = 2**24
 # Decode products of at most this many rows stream their weights: issue 27's
@@ -31,31 +25,6 @@ DECODE_TARGET_PCT = 80.0
 
 # What makes rows one problem: a re-run's rows of it replace the earlier's.
 _PROBLEM_FIELDS = ("batch", "m", "n", "k", "dtype", "precision")
-
-
-def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
-                  num_sms: int):
-  """What `matmul` runs today on a device of `device_kind` (a row's): the
-  cost model's pick, or where a rule decides instead (float32
-  matrix-vector products: `heuristics.takes_vector_tiles`), the rule's
-  vector tile; None where the heuristics choose on the device itself."""
-  if heuristics.takes_vector_tiles(m, n, dtype):
-    return heuristics.vector_config(m, n, k)
-  return cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
-
-
-def require_this_checkouts_library() -> None:
-  """Raises RuntimeError unless `pallas_tiled` is imported from the
-  checkout holding these benchmarks: another one (a virtual environment's
-  editable install of another clone, found first from `benchmarks/`)
-  would price picks, or be written a fitted table, that are not this
-  tree's (BUILD_NOTES, forty-eighth session)."""
-  root = pathlib.Path(__file__).resolve().parent.parent
-  library = pathlib.Path(pallas_tiled.__file__).resolve().parent
-  if library.parent != root:
-    raise RuntimeError(
-        f"pallas_tiled is imported from {library}, not from this checkout"
-        f" ({root}); run from its root with PYTHONPATH=.:benchmarks")
 
 
 def _commands(command) -> list[str]:

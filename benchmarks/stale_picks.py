@@ -25,6 +25,7 @@ from absl import app
 from absl import flags
 
 from pallas_tiled.mosaic import plan
+import checkout
 import report
 
 _RESULTS = flags.DEFINE_string("results", None, "A benchmark JSON report.")
@@ -73,7 +74,7 @@ def stale_reason(row, num_sms: int,
       or row.get("batch", 1) != 1):
     return None
   m, n, k, dtype = row["m"], row["n"], row["k"], row["dtype"]
-  pick = report.expected_pick(m, n, k, dtype, row["device"], num_sms)
+  pick = checkout.expected_pick(m, n, k, dtype, row["device"], num_sms)
   if pick is None:
     return UNCHECKED
   if pick.label != row["config_label"]:
@@ -97,7 +98,7 @@ def stale_reason(row, num_sms: int,
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
-  report.require_this_checkouts_library()
+  checkout.require_own_library()
   with open(_RESULTS.value) as f:
     rows = json.load(f)["rows"]
   xla_errors = {report.problem(r): r["rel_error"] for r in rows

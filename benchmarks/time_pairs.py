@@ -84,7 +84,8 @@ def time_pair(pair: dict, dtype, rounds: int, iters: int,
     sets = timing.cold_operand_sets(m, n, (a, b), cold_bytes)
     times = collections.defaultdict(list)
     for r in range(rounds):
-      for name in IMPLS[r % 3:] + IMPLS[:r % 3]:
+      turn = r % len(IMPLS)  # Each impl leads a round in turn.
+      for name in IMPLS[turn:] + IMPLS[:turn]:
         times[name].append(
             timing.measure_cold(fns[name], sets, iterations=iters).median_us)
   except Exception as e:  # pylint: disable=broad-except

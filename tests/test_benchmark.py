@@ -343,12 +343,12 @@ def test_moved_picks_pair_only_the_picks_that_changed(tmp_path):
 def test_tools_refuse_another_checkouts_library(monkeypatch):
   """Picks priced, or a table fitted, with another clone's pallas_tiled
   (an editable install found first) would not be this tree's."""
-  import report  # pylint: disable=import-outside-toplevel
-  report.require_this_checkouts_library()  # The tests import this tree's.
+  import checkout  # pylint: disable=import-outside-toplevel
+  checkout.require_own_library()  # The tests import this tree's.
   monkeypatch.setattr(pallas_tiled, "__file__",
                       "/elsewhere/pallas_tiled/__init__.py")
   with pytest.raises(RuntimeError, match="not from this checkout"):
-    report.require_this_checkouts_library()
+    checkout.require_own_library()
 
 
 def test_time_pairs_checks_then_times_both_picks(tmp_path):
