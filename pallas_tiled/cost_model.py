@@ -59,6 +59,7 @@ from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
 from pallas_tiled.mosaic.config import PING_PONG_STAGES
 from pallas_tiled.mosaic.config import ping_pong_variants
+from pallas_tiled.mosaic.config import skinny_n_variants
 from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
 from pallas_tiled.mosaic.config import transposed_variants
 from pallas_tiled.triton import candidates as triton_candidates
@@ -285,6 +286,8 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
   configs = _triton_candidates(m, n, k, dtype, precision)
   if mosaic and _mosaic_offered(m, n, k, dtype):
     configs += _mosaic_candidates(m, n, k, dtype, out_dtype)
+  elif mosaic:  # Tall skinny float32: Mosaic's 64-column tiles alone.
+    configs += skinny_n_variants(m, n, k, dtype, out_dtype, device.sm_count())
 
   def check(config):
     if isinstance(config, MosaicConfig):

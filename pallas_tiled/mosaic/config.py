@@ -342,22 +342,62 @@ def ping_pong_variants(n: int, k: int, dtype, out_dtype,
 
 
 def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
-                     out_dtype) -> list[MosaicConfig]:
-  """`config` with K cut into ranges (split_k), fitted to shared memory,
-  wherever the ranges fill the SMs' rounds enough better than whole tiles
-  do: an output of fewer CTA tiles than SMs leaves a wave's other SMs idle
-  (256x5376x21504 has 42 tiles of 128x256 for 132 SMs), and one of a few
-  waves leaves a partly empty last one (2048x2560x20480: 160 tiles in two
-  rounds; in 4 ranges, 640 items in five rounds of a quarter the K-steps,
-  so the busiest SM runs 5/8 of them)."""
+                     out_dtype, *,
+                     splits=_K_RANGE_SPLITS) -> list[MosaicConfig]:
+  """`config` with K cut into ranges (split_k, one of `splits`), fitted to
+  shared memory, wherever the ranges fill the SMs' rounds enough better
+  than whole tiles do: an output of fewer CTA tiles than SMs leaves a
+  wave's other SMs idle (256x5376x21504 has 42 tiles of 128x256 for 132
+  SMs), and one of a few waves leaves a partly empty last one
+  (2048x2560x20480: 160 tiles in two rounds; in 4 ranges, 640 items in five
+  rounds of a quarter the K-steps, so the busiest SM runs 5/8 of them)."""
   k_steps = pl.cdiv(k, config.tile_k)
   work = lambda split: dataclasses.replace(
       config, split_k=split).busiest_sm_work(m, n)
   return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
                             dtype, out_dtype)
-          for split in _K_RANGE_SPLITS
+          for split in splits
           if work(split) <= (1 - _MIN_K_RANGE_GAIN) * work(1)
           and k_steps // split >= _MIN_RANGE_K_STEPS]
+
+
+# Tall skinny float32 outputs (`skinny_n_variants`): their columns, the one
+# consumer tile width that covers them, and its K ranges (up to 16: a few
+# hundred rows are 3 CTA tiles).
+SKINNY_N_MIN_COLUMNS = 33
+SKINNY_N_TILE = 64
+_SKINNY_N_SPLITS = (2, 4, 8, 16)
+
+
+def skinny_n_variants(m: int, n: int, k: int, dtype, out_dtype,
+                      num_sms: int) -> list[MosaicConfig]:
+  """Tiles for a float32 product of 33 to 64 columns (`SKINNY_N_TILE`) over
+  at least 128 rows, which Triton's TF32 runs well behind cuBLAS: CTA tiles
+  of two 64x64 consumers along M, 128-byte K-tiles over four stages and
+  256-byte ones over three, each whole and over 2 to 16 K ranges where
+  those fill the SMs' rounds (`k_range_variants`). On an H200 they ran
+  1.38-1.45x jnp.matmul on wild-tune's 12288x64x4096 and 8192x64x14336
+  (Triton's best 1.17x, 1.39x) and 0.98x on 2048x64x4096 (0.90x); from 32
+  columns down, Triton's tiles ran ahead (384x32x3584 1.18x against 0.93x;
+  BUILD_NOTES.md). None for other dtypes or widths."""
+  if (np.dtype(dtype) != np.float32 or m < 128
+      or k < layouts.swizzle_elements(dtype)
+      or not SKINNY_N_MIN_COLUMNS <= n <= SKINNY_N_TILE):
+    return []
+  base = MosaicConfig(tile_m=64, tile_n=SKINNY_N_TILE, wg_dimension="m",
+                      tile_k=layouts.k_tile_elements(k, dtype),
+                      max_concurrent_steps=4, num_sms=num_sms,
+                      epi_tile_n=layouts.swizzle_elements(out_dtype),
+                      lowering=output_lowering(m, n, out_dtype))
+  configs = [base]
+  long_k = layouts.long_k_tile_elements(k, dtype)
+  if long_k != base.tile_k:
+    configs.append(dataclasses.replace(base, tile_k=long_k,
+                                       max_concurrent_steps=3))
+  configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
+  return configs + [
+      variant for c in configs for variant in k_range_variants(
+          c, m, n, k, dtype, out_dtype, splits=_SKINNY_N_SPLITS)]
 
 
 # A transposed config's M tiles: any multiple of 8 from 64 to 256 wide.
