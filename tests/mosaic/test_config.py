@@ -190,6 +190,30 @@ def test_transposed_tiles_over_a_ragged_m_run_a_deeper_ring(shape, width,
   mosaic_config.check_mosaic_config(config, jnp.bfloat16, jnp.bfloat16)
 
 
+@pytest.mark.parametrize("shape, dtype, splits", [
+    ((2048, 64, 4096), jnp.float32, {1, 2, 4, 8, 16}),  # 16 CTA tiles.
+    ((12288, 33, 4096), jnp.float32, {1, 4, 8, 16}),  # 96: 2 ranges no less.
+    ((384, 64, 200), jnp.float32, {1}),  # 7 K-tiles: no ranges of 8.
+    ((2048, 32, 4096), jnp.float32, set()),  # 32 columns: Triton's.
+    ((2048, 65, 4096), jnp.float32, set()),  # Past one 64-wide tile.
+    ((127, 64, 4096), jnp.float32, set()),  # Under 128 rows.
+    ((2048, 64, 16), jnp.float32, set()),  # Under one 128-byte K-tile.
+    ((2048, 64, 4096), jnp.bfloat16, set()),
+], ids=str)
+def test_tall_skinny_float32_tiles(shape, dtype, splits):
+  """float32 products of 33-64 columns over 128 rows or more get 64x64
+  consumers along M over 128- and 256-byte K-tiles, whole and over the K
+  ranges that cut the busiest SM's work (`skinny_n_variants`)."""
+  variants = mosaic_config.skinny_n_variants(*shape, dtype, dtype, 132)
+  assert {c.split_k for c in variants} == splits
+  for c in variants:
+    assert (c.tile_m, c.tile_n, c.wg_dimension) == (64, 64, "m")
+    mosaic_config.check_mosaic_config(c, dtype, dtype)
+  assert {(c.tile_k, c.max_concurrent_steps) for c in variants
+          if c.split_k == 1} == ({(32, 4), (64, 3)} if shape[2] > 64 and splits
+                                 else set())
+
+
 def _shipped_mosaic_entries():
   """(dtype, config) of every Mosaic entry in the H200's shipped table."""
   table = tuning_cache.shipped_table("NVIDIA H200")

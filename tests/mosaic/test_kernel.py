@@ -307,6 +307,27 @@ def test_tf32_in_every_stored_layout(config, layout, shape, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# Tall skinny float32 (`skinny_n_variants`): 64x64 consumers over 33 to 64
+# columns, whole and over K ranges (3 ranges of 7 K-tiles: the last one
+# short), on rows, columns and K of no whole tile. Compiled, also the
+# shapes of the kind they were calibrated on.
+SKINNY_N_SHAPES = [(130, 37, 200)] + [(1000, 58, 469),
+                                      (2500, 64, 1000)] * helpers.ON_GPU
+
+
+@pytest.mark.parametrize("shape", SKINNY_N_SHAPES, ids=_shape_id)
+@pytest.mark.parametrize("split_k", [1, 3], ids=lambda s: f"sk{s}")
+def test_tall_skinny_float32_tiles(shape, split_k, rng):
+  """Mosaic's tall skinny float32 tiles write the whole output."""
+  (config, *_) = mosaic_config.skinny_n_variants(
+      *shape, jnp.float32, jnp.float32, num_sms=4)
+  config = dataclasses.replace(config, split_k=split_k)
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                          config=config)
+  helpers.assert_matmul_close(out, a, b)
+
+
 # Consumers spanning the transposed product's N (the output's M) read A
 # through registers and store their tiles transposed, in pieces of
 # tf32_wgmma.WIDTH columns; a tile_n of no whole number of them runs the
