@@ -35,7 +35,6 @@ from absl import app
 from absl import flags
 import filelock
 import jax
-from jax import lax
 import jax.numpy as jnp
 
 import suites
@@ -145,18 +144,12 @@ def _time_case(fn, sets, reference, tol, lock) -> dict:
               lock_held_s=round(held, 2))
 
 
-@jax.jit
-def _reference(a, b):
-  return jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
-                    precision=lax.Precision.HIGHEST)
-
-
 def _shape_rows(m, n, k, dtype, lock):
   """Rows for one shape: jnp.matmul, the current pick, every candidate."""
   key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
   a = dtypes.random_operand(key_a, (m, k), dtype)
   b = dtypes.random_operand(key_b, (k, n), dtype)
-  reference = _reference(a, b)  # Compiled (and autotuned) by _warm.
+  reference = accuracy.device_reference(a, b)  # Compiled by _warm.
   # Decode and skinny shapes read copies of their operands in turn, as the
   # benchmark times them, so that they stream from HBM and not from L2.
   sets = timing.cold_operand_sets(m, n, (a, b), _COLD_MB.value * 2**20)
@@ -217,7 +210,7 @@ def _warm(index: int) -> None:
             f" {m}x{n}x{k}")
       break
     a, b = (jax.ShapeDtypeStruct(s, dtype) for s in ((m, k), (k, n)))
-    for fn in (jax.jit(jnp.matmul), _reference):
+    for fn in (jax.jit(jnp.matmul), accuracy.device_reference):
       fn.lower(a, b).compile()
     with lock, open(_warmed_path(_SCRATCH.value), "a") as out:
       out.write(f"{m}x{n}x{k}\n")

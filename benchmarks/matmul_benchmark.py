@@ -310,16 +310,10 @@ class Problem:
 
 
 def _device_reference(x, y):
-  """(x @ y, what it is) by jnp.matmul on the device, at HIGHEST in the
-  widest of float32 and the operands' dtype; int8 as int32 sums (exact,
-  where float32 would round sums past 2^24)."""
-  if jnp.issubdtype(x.dtype, jnp.integer):
-    return (jnp.matmul(x, y, preferred_element_type=jnp.int32),
-            "xla-int32")
-  wide = dtype_rules.at_least_float32(x.dtype)
-  return (jnp.matmul(x.astype(wide), y.astype(wide),
-                     precision=lax.Precision.HIGHEST),
-          f"xla-highest-{wide.name}")
+  """(x @ y, what it is): `accuracy.device_reference`, named by its dtype."""
+  ref = accuracy.device_reference(x, y)
+  return ref, ("xla-int32" if ref.dtype == jnp.int32
+               else f"xla-highest-{ref.dtype.name}")
 
 
 def _check(row: Row, problem: Problem, outs, precision, fwd_bwd) -> None:

@@ -20,7 +20,6 @@ import time
 from absl import app
 from absl import flags
 import jax
-from jax import lax
 import jax.numpy as jnp
 
 from pallas_tiled import accuracy
@@ -53,12 +52,6 @@ def pair_config(backend_fields):
   return cls(**fields)
 
 
-@jax.jit
-def _reference(a, b):
-  return jnp.matmul(a.astype(jnp.float32), b.astype(jnp.float32),
-                    precision=lax.Precision.HIGHEST)
-
-
 def time_pair(pair: dict, dtype, rounds: int, iters: int,
               cold_bytes: float) -> dict:
   """A row: each impl's median time over `rounds` (its order rotated each
@@ -74,7 +67,7 @@ def time_pair(pair: dict, dtype, rounds: int, iters: int,
   row = dict(shape=pair["shape"], set=pair["set"],
              old=old and old.label, new=new and new.label)
   try:
-    reference = _reference(a, b)
+    reference = accuracy.device_reference(a, b)
     tol = accuracy.tolerance(a, b, reference, dtype)
     for name, fn in fns.items():
       row[f"{name}_err"] = accuracy.relative_error(jax.jit(fn)(a, b),

@@ -116,6 +116,19 @@ def tolerance(a, b, ref, out_dtype, precision=None) -> float:
   return float(finfo.eps) / 2 + subnormal + spread * summed
 
 
+@jax.jit
+def device_reference(a, b) -> jax.Array:
+  """a @ b on the device, for checks past a float64 NumPy product's size:
+  jnp.matmul at HIGHEST in the widest of float32 and the operands' dtype
+  (`dtypes.at_least_float32`); integers as int32 sums (exact, where
+  float32 would round sums past 2^24)."""
+  if jnp.issubdtype(a.dtype, jnp.integer):
+    return jnp.matmul(a, b, preferred_element_type=jnp.int32)
+  wide = dtypes.at_least_float32(a.dtype)
+  return jnp.matmul(a.astype(wide), b.astype(wide),
+                    precision=lax.Precision.HIGHEST)
+
+
 def call_with_poisoned_output(fn, a, b, **kwargs):
   """Calls `fn(a, b, **kwargs)` with its output buffer pre-filled with NaN
   (integers: their least value, which random products hardly reach).
