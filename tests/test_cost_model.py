@@ -451,8 +451,10 @@ def test_the_h200_is_calibrated_on_wild_tune_and_takes_the_h100_fit():
 # The H200's own tile classes (`fit_cost_model.py --extend`): per dtype, its
 # calibration runs and the classes' pattern.
 H200_OWN_CLASSES = {
-    "float32": ([RESULTS / "h200_wild_tune_f32_k64.jsonl"],
-                "^mosaic:64x128x64/s3/")}
+    "float32": ([RESULTS / "h200_wild_tune_f32_k64.jsonl",
+                 RESULTS / "h200_wild_tune_f32_skinny.jsonl",
+                 RESULTS / "h200_wild_tune_f32_skinny_mosaic.jsonl"],
+                "^mosaic:64x128x64/s3/|^mosaic:64x64x(32/s4|64/s3)/ws-m/")}
 
 
 @pytest.mark.parametrize("dtype_name", list(H200_OWN_CLASSES))

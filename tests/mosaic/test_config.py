@@ -199,7 +199,8 @@ def test_transposed_tiles_over_a_ragged_m_run_a_deeper_ring(shape, width,
     ((127, 64, 4096), jnp.float32, set()),  # Under 128 rows.
     ((2048, 64, 16), jnp.float32, set()),  # Under one 128-byte K-tile.
     ((2048, 64, 4096), jnp.bfloat16, set()),
-], ids=str)
+], ids=lambda x: ("x".join(map(str, x)) if isinstance(x, tuple)
+                  else jnp.dtype(x).name if isinstance(x, type) else None))
 def test_tall_skinny_float32_tiles(shape, dtype, splits):
   """float32 products of 33-64 columns over 128 rows or more get 64x64
   consumers along M over 128- and 256-byte K-tiles, whole and over the K
