@@ -364,14 +364,14 @@ def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
 # Tall skinny float32 outputs (`skinny_n_variants`): their columns, the one
 # consumer tile width that covers them, and its K ranges (up to 16: a few
 # hundred rows are 3 CTA tiles).
-SKINNY_N_MIN_COLUMNS = 33
-SKINNY_N_TILE = 64
+_SKINNY_N_MIN_COLUMNS = 33
+_SKINNY_N_TILE = 64
 _SKINNY_N_SPLITS = (2, 4, 8, 16)
 
 
 def skinny_n_variants(m: int, n: int, k: int, dtype, out_dtype,
                       num_sms: int) -> list[MosaicConfig]:
-  """Tiles for a float32 product of 33 to 64 columns (`SKINNY_N_TILE`) over
+  """Tiles for a float32 product of 33 to 64 columns (`_SKINNY_N_TILE`) over
   at least 128 rows, which Triton's TF32 runs well behind cuBLAS: CTA tiles
   of two 64x64 consumers along M, 128-byte K-tiles over four stages and
   256-byte ones over three, each whole and over 2 to 16 K ranges where
@@ -382,9 +382,9 @@ def skinny_n_variants(m: int, n: int, k: int, dtype, out_dtype,
   BUILD_NOTES.md). None for other dtypes or widths."""
   if (np.dtype(dtype) != np.float32 or m < 128
       or k < layouts.swizzle_elements(dtype)
-      or not SKINNY_N_MIN_COLUMNS <= n <= SKINNY_N_TILE):
+      or not _SKINNY_N_MIN_COLUMNS <= n <= _SKINNY_N_TILE):
     return []
-  base = MosaicConfig(tile_m=64, tile_n=SKINNY_N_TILE, wg_dimension="m",
+  base = MosaicConfig(tile_m=64, tile_n=_SKINNY_N_TILE, wg_dimension="m",
                       tile_k=layouts.k_tile_elements(k, dtype),
                       max_concurrent_steps=4, num_sms=num_sms,
                       epi_tile_n=layouts.swizzle_elements(out_dtype),

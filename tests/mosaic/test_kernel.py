@@ -308,9 +308,9 @@ def test_tf32_in_every_stored_layout(config, layout, shape, rng):
 
 
 # Tall skinny float32 (`skinny_n_variants`): 64x64 consumers over 33 to 64
-# columns, whole and over K ranges (3 ranges of 7 K-tiles: the last one
-# short), on rows, columns and K of no whole tile. Compiled, also the
-# shapes of the kind they were calibrated on.
+# columns, whole and over 3 K ranges (K = 200 is 7 K-tiles: the last range
+# one), on rows, columns and K of no whole tile. Compiled, also shapes of
+# the kind they were calibrated on.
 SKINNY_N_SHAPES = [(130, 37, 200)] + [(1000, 58, 469),
                                       (2500, 64, 1000)] * helpers.ON_GPU
 
