@@ -146,9 +146,7 @@ def _time_case(fn, sets, reference, tol, lock) -> dict:
 
 def _shape_rows(m, n, k, dtype, lock):
   """Rows for one shape: jnp.matmul, the current pick, every candidate."""
-  key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
-  a = dtypes.random_operand(key_a, (m, k), dtype)
-  b = dtypes.random_operand(key_b, (k, n), dtype)
+  a, b = dtypes.shape_seeded_operands(m, n, k, dtype)
   reference = accuracy.device_reference(a, b)  # Compiled by _warm.
   # Decode and skinny shapes read copies of their operands in turn, as the
   # benchmark times them, so that they stream from HBM and not from L2.

@@ -57,9 +57,7 @@ def time_pair(pair: dict, dtype, rounds: int, iters: int,
   """A row: each impl's median time over `rounds` (its order rotated each
   round) and error, or status "wrong"/"error" and no times."""
   m, n, k = pair["shape"]
-  key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
-  a = dtypes.random_operand(key_a, (m, k), dtype)
-  b = dtypes.random_operand(key_b, (k, n), dtype)
+  a, b = dtypes.shape_seeded_operands(m, n, k, dtype)
   old, new = pair_config(pair["old"]), pair_config(pair["new"])
   fns = {"xla": jnp.matmul,
          "old": lambda a, b: api.matmul(a, b, old),

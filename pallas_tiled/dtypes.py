@@ -148,3 +148,12 @@ def random_operand(key, shape, dtype) -> jax.Array:
   if jnp.dtype(dtype) == jnp.float8_e4m3fn:
     values = values / 4
   return values.astype(dtype)
+
+
+def shape_seeded_operands(m: int, n: int, k: int, dtype):
+  """(a, b) of an (m, k) @ (k, n) product, `random_operand`s drawn from a
+  key its shape seeds: every tool that times a shape (calibration, the
+  side-by-side pairs) multiplies the same data for it."""
+  key_a, key_b = jax.random.split(jax.random.key(m * 7919 + n * 31 + k))
+  return (random_operand(key_a, (m, k), dtype),
+          random_operand(key_b, (k, n), dtype))
