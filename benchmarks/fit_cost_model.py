@@ -30,6 +30,7 @@ from absl import flags
 import numpy as np
 
 import checkout
+import report
 import wild
 from pallas_tiled import cost_model
 from pallas_tiled import layouts
@@ -269,9 +270,9 @@ def _report(title, results) -> None:
     results = [r for r in results if r is not None]
   print(f"{title}; speedup over jnp.matmul:")
   for i, name in enumerate(("model pick", "best candidate", "library pick")):
-    speedups = [r[i] for r in results]
-    print(f"  {name:15s} geomean {math.exp(np.mean(np.log(speedups))):.3f}x,"
-          f" p10 {np.percentile(speedups, 10):.3f}x, min {min(speedups):.3f}x")
+    stats = report.ratio_stats(r[i] for r in results)
+    print(f"  {name:15s} geomean {stats['geomean']:.3f}x, p10"
+          f" {stats['p10']:.3f}x, min {stats['min']:.3f}x")
   correlations = [r[3] for r in results if not math.isnan(r[3])]
   if correlations:  # Shapes with at least 3 predicted candidates.
     print("  rank correlation of predicted and measured candidate times, per"

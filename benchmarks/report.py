@@ -160,17 +160,27 @@ def _sorted_speedups(rows, impl: str, dtype: str) -> list[float]:
                 if r.speedup_vs_xla)
 
 
+def ratio_stats(ratios) -> dict[str, float]:
+  """Geomean, 10th percentile (interpolated, `np.percentile`) and min of
+  speedup ratios: the one definition every report and tool quotes."""
+  ratios = np.asarray(list(ratios), dtype=float)
+  return dict(geomean=math.exp(np.mean(np.log(ratios))),
+              p10=float(np.percentile(ratios, 10)), min=float(ratios.min()))
+
+
+def format_ratio_stats(ratios) -> str:
+  """`ratio_stats` as 'geomean / p10 / min'."""
+  stats = ratio_stats(ratios)
+  return " / ".join(f"{stats[key]:.3f}x" for key in ("geomean", "p10", "min"))
+
+
 def speedup_stats(rows, impl: str = "tiled") -> dict[str, dict[str, float]]:
-  """Per dtype: geomean, p10 and min of `_sorted_speedups`, and their
-  count."""
+  """Per dtype: `ratio_stats` of `_sorted_speedups`, and their count."""
   stats = {}
   for dtype in dict.fromkeys(r.dtype for r in rows):
     speedups = _sorted_speedups(rows, impl, dtype)
     if speedups:
-      stats[dtype] = dict(
-          geomean=math.exp(np.mean(np.log(speedups))),
-          p10=float(np.percentile(speedups, 10)), min=speedups[0],
-          count=len(speedups))
+      stats[dtype] = dict(ratio_stats(speedups), count=len(speedups))
   return stats
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import json
-import math
 import statistics
 import time
 
@@ -22,6 +21,7 @@ from absl import flags
 import jax
 import jax.numpy as jnp
 
+import report
 from pallas_tiled import accuracy
 from pallas_tiled import api
 from pallas_tiled import dtypes
@@ -86,14 +86,6 @@ def time_pair(pair: dict, dtype, rounds: int, iters: int,
                                    for name, ts in times.items()})
 
 
-def summary(values) -> str:
-  """'geomean / p10 / min' of speedups."""
-  values = sorted(values)
-  geomean = math.exp(sum(map(math.log, values)) / len(values))
-  return (f"{geomean:.3f}x / {values[len(values) // 10]:.3f}x /"
-          f" {values[0]:.3f}x")
-
-
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments {argv[1:]}")
@@ -122,13 +114,13 @@ def main(argv):
           f" | new {row['new']} {row['new_us']:.2f} us"
           f" {row['xla_us'] / row['new_us']:.3f}x", flush=True)
   ok = [r for r in rows if r["status"] == "ok"]
+  stats = lambda part, num, den: report.format_ratio_stats(
+      r[f"{num}_us"] / r[f"{den}_us"] for r in part)
   for name in sorted({r["set"] for r in ok}) + ["all"] * bool(ok):
     part = [r for r in ok if name in ("all", r["set"])]
     print(f"{name}: {len(part)} pairs; new over old"
-          f" {summary(r['old_us'] / r['new_us'] for r in part)}; over"
-          f" jnp.matmul old {summary(r['xla_us'] / r['old_us'] for r in part)},"
-          f" new {summary(r['xla_us'] / r['new_us'] for r in part)}")
-
+          f" {stats(part, 'old', 'new')}; over jnp.matmul old"
+          f" {stats(part, 'xla', 'old')}, new {stats(part, 'xla', 'new')}")
 
 if __name__ == "__main__":
   app.run(main)

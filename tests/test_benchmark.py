@@ -406,6 +406,10 @@ def test_speedup_stats_count_checked_rows_of_enough_work(benchmark_module):
   assert stats["float32"] == dict(geomean=1.5, p10=1.5, min=1.5, count=1)
   text = report.format_speedup_stats(rows)
   assert "bfloat16, 5 shapes of M*N*K >= 2^24: geomean 2.000x" in text
+  # time_pairs.py and fit_cost_model.py quote the same statistics (any
+  # order in; p10 interpolated between 0.5 and 1.0).
+  assert report.format_ratio_stats([4.0, 0.5, 1.0]) == (
+      "1.260x / 0.600x / 0.500x")
 
 
 def test_decode_bandwidth_stats_count_decode_rows_at_the_target(
