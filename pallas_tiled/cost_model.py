@@ -75,7 +75,6 @@ from pallas_tiled.triton.heuristics import shortens_tail
 from pallas_tiled.triton.heuristics import small_tile_config
 from pallas_tiled.triton.heuristics import spreads_short_k_over_small_tiles
 from pallas_tiled.triton.heuristics import stores_tiny_k_in_thin_tiles
-from pallas_tiled.triton.heuristics import streams_b_once
 from pallas_tiled.triton.heuristics import streams_folded_row_as_vector
 from pallas_tiled.triton.heuristics import takes_vector_tiles
 from pallas_tiled.triton.heuristics import thin_store_config
@@ -557,10 +556,6 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
                    device_kind, num_sms)
   if isinstance(chosen, TileConfig):  # A rule the waves cannot price.
     return shortens_tail(chosen, m, n, dtype, num_sms)
-  if ("triton" in backends and isinstance(chosen, MosaicConfig)
-      and not chosen.ping_pong
-      and streams_b_once(m, n, k, dtype, num_sms=num_sms)):
-    return default_tiled_config(m, n, k, dtype, precision)  # A rule, too.
   return chosen
 
 

@@ -20,7 +20,6 @@ from pallas_tiled import device
 from pallas_tiled import layouts
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled.mosaic.config import MosaicConfig
-from pallas_tiled.triton import heuristics
 from pallas_tiled.triton.config import TileConfig
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -920,26 +919,3 @@ def test_float32_short_tail_rounds_take_three_stages(hopper, shape, stages):
   chosen = cost_model.choose(*shape, jnp.float32)
   assert (chosen.block_m, chosen.block_n, chosen.num_stages) == (32, 128,
                                                                  stages)
-
-
-@pytest.mark.parametrize("shape, dtype, triton", [
-    ((128, 28672, 4096), jnp.bfloat16, True),  # 112 tiles of 128x256.
-    ((128, 28672, 4096), jnp.float16, True),
-    ((128, 18432, 6144), jnp.bfloat16, False),  # 72 tiles: fewer than 106.
-    ((256, 28672, 4096), jnp.bfloat16, False),  # Two rows of tiles.
-    ((128, 28672, 4096), jnp.float32, False),  # 16-bit only.
-], ids=["bf16", "f16", "few-tiles", "two-rows", "f32"])
-def test_one_row_of_wide_16_bit_tiles_streams_b_on_triton(hopper, shape,
-                                                          dtype, triton):
-  """A 16-bit output of one row of 128-row tiles filling most SMs takes
-  Triton's 128x256 tile (`streams_b_once`), where the model alone would
-  pick a Mosaic tile; other outputs keep the model's pick."""
-  hopper()
-  chosen = cost_model.choose(*shape, dtype)
-  assert heuristics.streams_b_once(*shape, dtype, num_sms=132) == triton
-  if triton:
-    assert (chosen.backend, chosen.block_m, chosen.block_n) == (
-        "triton", 128, 256)
-    assert chosen == heuristics.default_tiled_config(*shape, dtype)
-  assert cost_model.choose(*shape, dtype, backends=("mosaic",)).backend == (
-      "mosaic")

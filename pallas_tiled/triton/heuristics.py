@@ -312,27 +312,6 @@ def shortens_tail(config: TileConfig, m: int, n: int, dtype,
   return config
 
 
-# A 16-bit output of one row of 128-row tiles takes Triton's 128x256 tile
-# where those tiles fill at least this share of the SMs (`streams_b_once`).
-_STREAM_MIN_SM_SHARE = 0.8
-
-
-def streams_b_once(m: int, n: int, k: int, dtype, *, num_sms: int) -> bool:
-  """Whether a 16-bit (m, n, k) product of one row of 128-row tiles (64 < M
-  <= 128) runs Triton's 128x256 tile (`default_tiled_config`) whatever the
-  cost model prices: it reads each of b's bytes once from HBM, and the
-  model, a sum of per-tile compute costs with no memory bound, prices
-  Mosaic's 128x256 CTA tiles 10% ahead (128x28672x8192: 82.5 against 91.2
-  us) where they stream b slower. On the wild-tune calibrations
-  (BUILD_NOTES.md) Triton's tile ran 2-21% faster than Mosaic's 64x256
-  consumers on all four such products, 108-197 tiles of 256 columns, on an
-  H200 (128x28672x8192 114.5 us against 122.3, 128x27648x5120 73.2 against
-  77.0, 128x32064x3072, 128x50257x768) and on an H100 (2-40%); wild-tune
-  has none of fewer tiles, which this leaves to the model."""
-  return (np.dtype(dtype).itemsize == 2 and layouts.SKINNY_DIM < m <= 128
-          and pl.cdiv(n, 256) >= _STREAM_MIN_SM_SHARE * num_sms)
-
-
 def vector_split(k: int, block_k: int, most: int) -> int:
   """K ranges for a vector tile: `most`, or the largest power of two that
   leaves each range a K-phase where K is shorter."""
