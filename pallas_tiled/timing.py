@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from typing import Callable, NamedTuple
@@ -97,9 +98,18 @@ def cold_operand_sets(m: int, n: int, operands: tuple,
                               for _ in range(copies - 1)]
 
 
+# Wrappers `every_set` keeps: time_pairs.py's three impls of a pair. Few,
+# as each holds its function, and a benchmark case's closure its operands.
+_KEPT_WRAPPERS = 4
+
+
+@functools.lru_cache(maxsize=_KEPT_WRAPPERS)
 def every_set(f: Callable, width: int) -> Callable:
   """f over consecutive groups of `width` arguments, one call per group:
-  what `measure_cold` times, one product per operand set."""
+  what `measure_cold` times, one product per operand set. The same `f`
+  gets the same wrapper, so that jax.jit's caches serve a function timed
+  again (time_pairs.py's interleaved rounds) instead of tracing and
+  compiling it anew each time."""
   def call(*flat):
     return [f(*flat[i:i + width]) for i in range(0, len(flat), width)]
   return call

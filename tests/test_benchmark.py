@@ -493,6 +493,20 @@ def test_cold_timing_reports_one_products_time(monkeypatch):
   assert result.kernels == (("gemm", 90.0), ("pad", 10.0))
 
 
+def test_timing_a_function_again_does_not_trace_it_again():
+  """`measure_cold` of the same function reuses its jitted wrapper
+  (`every_set`), so that time_pairs.py's later rounds time without
+  compiling."""
+  traces = []
+  def f(a, b):
+    traces.append(1)
+    return a @ b
+  sets = [(jnp.ones((4, 8)), jnp.ones((8, 3)))] * 2
+  for _ in range(3):
+    timing.measure_cold(f, sets, iterations=3, warmup=1)
+  assert len(traces) == 2  # Traced once, one product per operand set.
+
+
 def test_decode_rows_are_held_to_the_copy_bandwidth(benchmark_module):
   row = lambda m, n, gb: benchmark_module.Row(
       "tiled", "triton", "s", "bfloat16", 1, m, n, 64, None, "-", "default",
