@@ -122,5 +122,6 @@ def main(argv):
           f" {stats(part, 'old', 'new')}; over jnp.matmul old"
           f" {stats(part, 'xla', 'old')}, new {stats(part, 'xla', 'new')}")
 
+
 if __name__ == "__main__":
   app.run(main)
