@@ -56,6 +56,7 @@ from pallas_tiled import naive
 from pallas_tiled import timing
 from pallas_tiled.triton import kernel as tiled
 from pallas_tiled import validation
+from pallas_tiled.mosaic import plan as mosaic_plan
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
 # Dense peak TFLOP/s (TOP/s for int8) by device and math: 8-bit (float8,
@@ -216,6 +217,9 @@ class Row:
   round_us: list[float] = dataclasses.field(default_factory=list)
   # (kernel name, median us) for each kernel of one call (CUPTI only).
   kernels: list[tuple[str, float]] = dataclasses.field(default_factory=list)
+  # A Mosaic product's `plan.kernel_traits` at default precision: kernel
+  # changes under an unchanged label (None where not recorded).
+  kernel_traits: list[str] | None = None
 
   @property
   def shape(self) -> str:
@@ -404,6 +408,10 @@ def run_case(impl: str, backend: str, suite: str, problem: Problem, config,
   else:
     fn = _timed_function(impl, problem, **kwargs)
   try:
+    if (isinstance(config, pallas_tiled.MosaicConfig) and problem.batch == 1
+        and _PRECISION.value == "default"):
+      row.kernel_traits = list(mosaic_plan.kernel_traits(
+          m, n, k, config, problem.dtype, problem.out_dtype))
     cold = not (fwd_bwd or interpret) and _COLD_MB.value > 0
     sets = problem.operand_sets(_COLD_MB.value * 2**20 if cold else 0)
     row.operand_copies = len(sets)

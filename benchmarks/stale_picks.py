@@ -5,7 +5,9 @@ the cost model's pick today on the row's device (for float32 matrix-vector
 products, from the rule's vector tile), or whose copies around the
 kernel differ (a layout rule may move a config's operands, transposed or padded,
 under an unchanged label: `plan.host_layout` against the row's kernels; or
-its output, now stored directly where it was cut), or
+its output, now stored directly where it was cut), or whose kernel
+changed under the same label (`plan.kernel_traits` against the row's; a row
+from before they were recorded counts as having none), or
 that are float32 rows timed before the kernel rounded to TF32 (their error
 over twice jnp.matmul's in the same run). Prints, per dtype, the shapes of
 the speedup statistics (>= 2^24 multiply-adds; --min_macs=1 for every row) to
@@ -88,6 +90,13 @@ def stale_reason(row, num_sms: int,
               " around the kernel")
     if layout.direct_bytes and cuts_output(kernels):
       return f"{pick.label} now stores its output directly, uncut"
+    traits = set(plan.kernel_traits(m, n, k, pick, dtype, dtype))
+    recorded = row.get("kernel_traits")
+    # A row from before traits were recorded ran none that came since.
+    if traits != set(recorded or ()):
+      return (f"{pick.label}'s kernel now runs"
+              f" {', '.join(sorted(traits)) or 'no traits'}, the row's"
+              f" {', '.join(recorded) if recorded else 'none recorded'}")
   if (dtype == "float32" and xla_error
       and row["rel_error"] > _TRUNCATED_ERROR_RATIO * xla_error):
     return (f"timed before TF32 rounding (error"

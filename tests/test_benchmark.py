@@ -163,6 +163,19 @@ def test_tiny_run_writes_json_with_every_field(tmp_path):
   assert report["meta"]["interpret"] is True
 
 
+def test_mosaic_rows_record_their_kernel_traits(tmp_path):
+  """A Mosaic row records the kernel changes its label does not name
+  (`plan.kernel_traits`), so that `stale_picks.py` sees a kernel that
+  changed under it: here TF32 through registers, a group in flight."""
+  out = tmp_path / "mosaic.json"
+  result = _run("--impls=tiled", "--backends=mosaic", "--dtypes=float32",
+                "--shapes=64x64x256", "--iters=1", "--warmup=0",
+                f"--json_out={out}", tmp_path=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
+  [row] = json.loads(out.read_text())["rows"]
+  assert row["status"] == "ok" and row["kernel_traits"] == ["a_in_flight"]
+
+
 def test_forced_failure_gives_error_row_and_nonzero_exit(tmp_path):
   """interpret=false on a CPU cannot compile: an error row, never a time."""
   out = tmp_path / "fail.json"
@@ -273,8 +286,8 @@ def test_merge_keeps_the_last_reports_rows_of_a_shape():
 def test_stale_picks_compare_label_and_copies():
   """A row is stale where the model picks another config today, or the
   same config with copies around the kernel added or gone (a layout rule
-  moved it under an unchanged label), or a float32 row timed before TF32
-  rounding; a float32 matrix-vector product against the rule's vector
+  moved it under an unchanged label) or another kernel under its label
+  (`plan.kernel_traits`), or a float32 row timed before TF32 rounding; a float32 matrix-vector product against the rule's vector
   tile, which the model does not pick."""
   import stale_picks  # pylint: disable=import-outside-toplevel
   from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
@@ -303,12 +316,22 @@ def test_stale_picks_compare_label_and_copies():
   # float32 timed before TF32 rounding: 2.6x jnp.matmul's error, not 1.6x.
   f32 = cost_model.choose_on(kind, 132, *shape, "float32")
   copies = plan.host_layout(*shape, f32, "float32", "float32").copied_bytes
+  traits = plan.kernel_traits(*shape, f32, "float32", "float32")
+  assert traits == ("a_in_flight",)  # TF32 through registers, in flight.
   f32_row = dict(row, dtype="float32", config_label=f32.label, kernels=[
-      *([["pallas_tiled_relayout", 1.0]] if copies else []), *row["kernels"]])
+      *([["pallas_tiled_relayout", 1.0]] if copies else []), *row["kernels"]],
+                 kernel_traits=list(traits))
   for error, stale in ((7.7e-4, True), (4.7e-4, False)):
     reason = stale_picks.stale_reason(dict(f32_row, rel_error=error), 132,
                                       xla_error=2.94e-4)
     assert (reason is not None and "before TF32 rounding" in reason) == stale
+  # The same label timed before its kernel kept a group in flight (a row
+  # from before traits were recorded has none).
+  for recorded in ([], None):
+    reason = stale_picks.stale_reason(
+        dict(f32_row, rel_error=4.7e-4, kernel_traits=recorded), 132,
+        xla_error=2.94e-4)
+    assert "now runs a_in_flight" in reason
 
 
 def test_moved_picks_pair_only_the_picks_that_changed(tmp_path):

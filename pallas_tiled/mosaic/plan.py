@@ -640,3 +640,19 @@ def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
     copied += (stored + m * n) * out_dtype.itemsize
   return HostLayout(copied, plan.transposed_out,
                     plan.direct_out * m * n * out_dtype.itemsize)
+
+
+# Plan facts that changed the kernel a config label runs without changing
+# the label (`kernel_traits`): a benchmark row records those it ran with,
+# so that a row timed before such a change shows as stale
+# (`benchmarks/stale_picks.py`).
+KERNEL_TRAITS = ("a_in_flight", "a_k_in_registers")
+
+
+def kernel_traits(m: int, n: int, k: int, config, dtype,
+                  out_dtype) -> tuple[str, ...]:
+  """The `KERNEL_TRAITS` of `config`'s kernel for one compiled (m, k) @
+  (k, n) product at default precision."""
+  plan, _, _ = traced_plan(m, n, k, config, jnp.dtype(dtype),
+                           jnp.dtype(out_dtype))
+  return tuple(name for name in KERNEL_TRAITS if getattr(plan, name))
