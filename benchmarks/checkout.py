@@ -10,8 +10,10 @@ from __future__ import annotations
 import pathlib
 
 import pallas_tiled
+from pallas_tiled import api
 from pallas_tiled import cost_model
 from pallas_tiled.triton import heuristics
+from pallas_tiled.tuning import cache as tuning_cache
 
 
 def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
@@ -19,10 +21,18 @@ def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
   """What `matmul` runs today on a device of `device_kind` (a row's): the
   cost model's pick, or where a rule decides instead (float32
   matrix-vector products: `heuristics.takes_vector_tiles`), the rule's
-  vector tile; None where the heuristics choose on the device itself."""
+  vector tile; where the model makes no pick, for a product that goes to
+  Triton (M, N or K under `api.MOSAIC_MIN_DIM`) on a device without a
+  shipped table, the Triton heuristic's tile (`heuristics.default_tiled_config`, over this
+  machine's SM count: 132 where it has no GPU, as both Hopper GPUs here);
+  None elsewhere (a shipped table or the device itself decides)."""
   if heuristics.takes_vector_tiles(m, n, dtype):
     return heuristics.vector_config(m, n, k)
-  return cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
+  modeled = cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
+  if (modeled is not None or tuning_cache.shipped_table(device_kind)
+      or min(m, n, k) >= api.MOSAIC_MIN_DIM):
+    return modeled
+  return heuristics.default_tiled_config(m, n, k, dtype)
 
 
 def require_own_library() -> None:

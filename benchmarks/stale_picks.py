@@ -56,8 +56,8 @@ def cuts_output(kernels) -> bool:
   return bool(ours) and has_copies(kernels[ours[0] + 1:])
 
 
-# stale_reason's answer where the model makes no pick (the heuristics
-# choose, on the device itself): not checked here.
+# stale_reason's answer where no pick is known here (`checkout.expected_pick`:
+# a shipped table or the device itself decides): not checked.
 UNCHECKED = "unchecked"
 
 
@@ -70,7 +70,7 @@ _TRUNCATED_ERROR_RATIO = 2.0
 def stale_reason(row, num_sms: int,
                  xla_error: float | None = None) -> str | None:
   """Why a row of ours is stale, None if it is not (or is no timed product
-  of ours), or UNCHECKED where the model makes no pick. `xla_error`:
+  of ours), or UNCHECKED where no pick is known here. `xla_error`:
   jnp.matmul's error on the row's problem, where the report has it."""
   if (row["impl"] != "tiled" or row["status"] != "ok"
       or row.get("batch", 1) != 1):
@@ -130,8 +130,8 @@ def main(argv):
   if not stale:
     print("no stale rows")
   for dtype, shapes in unchecked.items():
-    print(f"{dtype}: {len(shapes)} not checked (the model makes no pick;"
-          f" the heuristics choose on the device): {','.join(shapes)}")
+    print(f"{dtype}: {len(shapes)} not checked (no pick known here: a"
+          f" shipped table or the device decides): {','.join(shapes)}")
 
 
 if __name__ == "__main__":

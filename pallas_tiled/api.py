@@ -43,6 +43,9 @@ CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
 # (2.19x), 3000x5000x700 1.64x (1.46x); 1000^3 0.67x (0.64x).
 _MOSAIC_MIN_TILES = 16
 _MOSAIC_RULE_CTA_TILE = (128, 64)
+# Where neither a tuned entry nor the cost model decides, a product with a
+# smaller M, N or K runs on Triton.
+MOSAIC_MIN_DIM = 128
 
 
 # What Mosaic GPU's wgmma multiplies in our kernel: int8 (wgmma has s8) and
@@ -136,7 +139,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
       return tuned
     if modeled is not None:
       return modeled.backend
-  if min(call.m, call.n) < 128 or call.k < 128:
+  if min(call.m, call.n, call.k) < MOSAIC_MIN_DIM:
     return "triton"
   if tf32x3.applies(call.dtype, call.precision):
     return "mosaic"  # Three-pass TF32 triples K: enough work per tile.

@@ -313,6 +313,15 @@ def test_stale_picks_compare_label_and_copies():
   dot = dict(vector, config_label="16x64x64/w4/s4/sk16")
   assert "pick " + vector["config_label"] in stale_picks.stale_reason(dot,
                                                                       132)
+  # A tiny product, which the model does not price: on the H100 (no shipped
+  # table) the Triton heuristic's tile; on the H200 its table may decide.
+  tiny_tile = heuristics.default_tiled_config(5, 8, 28, "bfloat16").label
+  tiny = dict(row, m=5, n=8, k=28, config_label=tiny_tile, kernels=[])
+  assert stale_picks.stale_reason(tiny, 132) is None
+  assert "pick " + tiny_tile in stale_picks.stale_reason(
+      dict(tiny, config_label="16x64x128/w4/s4"), 132)
+  assert stale_picks.stale_reason(dict(tiny, device="NVIDIA H200"),
+                                  132) == stale_picks.UNCHECKED
   # float32 timed before TF32 rounding: 2.6x jnp.matmul's error, not 1.6x.
   f32 = cost_model.choose_on(kind, 132, *shape, "float32")
   copies = plan.host_layout(*shape, f32, "float32", "float32").copied_bytes
