@@ -115,6 +115,21 @@ def pipelines_across_tiles(config, k_steps: int, work_items: int) -> bool:
 # Schedule: which output tile a CTA computes at each step of its loop.
 
 
+def _whole_strips_snake(lin_idx, grid, minor_dim: int, width: int):
+  """`plgpu.planar_snake`'s order where strips of `width` tiles cover the
+  minor dimension exactly. jax's helper also computes where a last, partial
+  strip would go, there none: remainders by zero, which XLA's CPU compiler
+  traps on (SIGFPE) where it folds them, as for a one-tile grid in the
+  interpreter; a GPU discards them."""
+  width, major_size = jnp.int32(width), jnp.int32(grid[1 - minor_dim])
+  strip = lax.div(lin_idx, width * major_size)
+  minor = strip * width + lax.rem(lin_idx, width)
+  along = lax.rem(lax.div(lin_idx, width), major_size)
+  major = lax.select(lax.rem(strip, jnp.int32(2)) == 0, along,
+                     major_size - 1 - along)
+  return (minor, major) if minor_dim == 0 else (major, minor)
+
+
 def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   """GMEM windows of this step's output tile and its operand strips (over
   this step's K range with split_k; o_ref then holds one slab of partial
@@ -123,8 +138,10 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   item, lin_idx = loop_info.index
   g, k_range = item // c.split_k, item % c.split_k
   minor = MOSAIC_DIMS.index(c.grid_minor_dim)
-  mi, ni = plgpu.planar_snake(lin_idx, plan.tile_grid, minor,
-                              c.grid_tile_width or plan.tile_grid[minor])
+  width = c.grid_tile_width or plan.tile_grid[minor]
+  snake = (_whole_strips_snake if plan.tile_grid[minor] % width == 0
+           else plgpu.planar_snake)
+  mi, ni = snake(lin_idx, plan.tile_grid, minor, width)
   if c.cluster_size > 1:  # This CTA's half of the cluster tile.
     cta = lax.axis_index("cluster")
     if c.cluster_dimension == "m":

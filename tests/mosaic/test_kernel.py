@@ -8,6 +8,10 @@ kernel errors; TF32 rounding and speed show only on the GPU.
 """
 
 import dataclasses
+import os
+import pathlib
+import subprocess
+import sys
 
 import jax
 from jax import lax
@@ -95,6 +99,49 @@ def test_explicit_configs(config, shape, rng):
   out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
                                           config=config)
   helpers.assert_matmul_close(out, a, b)
+
+
+@pytest.mark.skipif(helpers.ON_GPU, reason="a CPU compiler's trap: the"
+                    " interpreter's")
+@pytest.mark.parametrize("width", [0, 1])
+def test_one_tile_walked_in_whole_strips_runs_interpreted(width, tmp_path):
+  """A one-tile grid walked in strips that cover it (row by row, or one
+  tile wide): jax's planar_snake placed a partial strip there by remainders
+  by zero, which killed the process (SIGFPE) once XLA's CPU compiler folded
+  them (fuzz, 1x7x6). The suite's XLA flags skip the optimizations that
+  fold, so this runs in a process of its own with XLA's defaults."""
+  script = (
+      "import jax.numpy as jnp, numpy as np, pallas_tiled\n"
+      "config = pallas_tiled.MosaicConfig(tile_m=64, tile_n=32,"
+      f" epi_tile_n=32, grid_tile_width={width}, num_sms=2)\n"
+      "a, b = np.ones((9, 40), np.float32), np.ones((40, 20), np.float32)\n"
+      "out = pallas_tiled.matmul(jnp.asarray(a, jnp.bfloat16),"
+      " jnp.asarray(b, jnp.bfloat16), config=config, interpret=True)\n"
+      "assert (np.asarray(out, np.float32) == 40).all()\n")
+  env = {name: value for name, value in os.environ.items()
+         if name != "XLA_FLAGS"}
+  result = subprocess.run(
+      [sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+      text=True, timeout=300, env=dict(env, JAX_PLATFORMS="cpu",
+                                       PYTHONPATH=str(pathlib.Path(__file__).parents[2])))
+  assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_whole_strips_walk_as_planar_snake():
+  """`_whole_strips_snake` is jax's documented order where strips of
+  `width` tiles cover the minor dimension (its 8 x 8 example, minor_dim=0,
+  width 2), and visits every tile of other grids once."""
+  order = np.zeros((8, 8), int)
+  for i in range(64):
+    row, col = mosaic_kernel._whole_strips_snake(jnp.int32(i), (8, 8), 0, 2)
+    order[int(row), int(col)] = i
+  np.testing.assert_array_equal(order[:4], [
+      [0, 2, 4, 6, 8, 10, 12, 14], [1, 3, 5, 7, 9, 11, 13, 15],
+      [30, 28, 26, 24, 22, 20, 18, 16], [31, 29, 27, 25, 23, 21, 19, 17]])
+  for grid, minor, width in (((3, 4), 1, 2), ((6, 5), 0, 3), ((1, 1), 1, 1)):
+    seen = {tuple(int(x) for x in mosaic_kernel._whole_strips_snake(
+        jnp.int32(i), grid, minor, width)) for i in range(grid[0] * grid[1])}
+    assert seen == {(m, n) for m in range(grid[0]) for n in range(grid[1])}
 
 
 # Ping-pong in every dtype; compiled, also with either operand stored
