@@ -23,9 +23,10 @@ def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
   matrix-vector products: `heuristics.takes_vector_tiles`), the rule's
   vector tile; where the model makes no pick, for a product that goes to
   Triton (M, N or K under `api.MOSAIC_MIN_DIM`) on a device without a
-  shipped table, the Triton heuristic's tile (`heuristics.default_tiled_config`, over this
-  machine's SM count: 132 where it has no GPU, as both Hopper GPUs here);
-  None elsewhere (a shipped table or the device itself decides)."""
+  shipped table, the Triton heuristic's tile
+  (`heuristics.default_tiled_config`, over this machine's SM count: 132
+  where it has no GPU, as both Hopper GPUs here); None elsewhere (a shipped
+  table or the device itself decides)."""
   if heuristics.takes_vector_tiles(m, n, dtype):
     return heuristics.vector_config(m, n, k)
   modeled = cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)

@@ -52,11 +52,11 @@ from pallas_tiled import batching
 from pallas_tiled import complex_products
 from pallas_tiled import dtypes as dtype_rules
 from pallas_tiled import layouts
+from pallas_tiled.mosaic import plan as mosaic_plan
 from pallas_tiled import naive
 from pallas_tiled import timing
 from pallas_tiled.triton import kernel as tiled
 from pallas_tiled import validation
-from pallas_tiled.mosaic import plan as mosaic_plan
 
 SWEEP_TILES = (8, 16, 32, 64, 128, 256)
 # Dense peak TFLOP/s (TOP/s for int8) by device and math: 8-bit (float8,

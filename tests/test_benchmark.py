@@ -287,8 +287,10 @@ def test_stale_picks_compare_label_and_copies():
   """A row is stale where the model picks another config today, or the
   same config with copies around the kernel added or gone (a layout rule
   moved it under an unchanged label) or another kernel under its label
-  (`plan.kernel_traits`), or a float32 row timed before TF32 rounding; a float32 matrix-vector product against the rule's vector
-  tile, which the model does not pick."""
+  (`plan.kernel_traits`), or a float32 row timed before TF32 rounding; a
+  float32 matrix-vector product against the rule's vector tile, and a
+  tiny product against the Triton heuristic's tile, neither of which the
+  model picks."""
   import stale_picks  # pylint: disable=import-outside-toplevel
   from pallas_tiled import cost_model  # pylint: disable=import-outside-toplevel
   from pallas_tiled.mosaic import plan  # pylint: disable=import-outside-toplevel

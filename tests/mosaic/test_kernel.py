@@ -120,10 +120,11 @@ def test_one_tile_walked_in_whole_strips_runs_interpreted(width, tmp_path):
       "assert (np.asarray(out, np.float32) == 40).all()\n")
   env = {name: value for name, value in os.environ.items()
          if name != "XLA_FLAGS"}
-  result = subprocess.run(
-      [sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
-      text=True, timeout=300, env=dict(env, JAX_PLATFORMS="cpu",
-                                       PYTHONPATH=str(pathlib.Path(__file__).parents[2])))
+  env.update(JAX_PLATFORMS="cpu",
+             PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
+  result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env=env)
   assert result.returncode == 0, result.stderr[-3000:]
 
 
