@@ -336,6 +336,11 @@ def test_stale_picks_compare_label_and_copies():
     reason = stale_picks.stale_reason(dict(f32_row, rel_error=error), 132,
                                       xla_error=2.94e-4)
     assert (reason is not None and "before TF32 rounding" in reason) == stale
+  # Triton always rounded: a tiny product XLA computes exactly is not stale.
+  tiny_f32 = dict(tiny, dtype="float32", config_label=(
+      heuristics.default_tiled_config(5, 8, 28, "float32").label))
+  assert stale_picks.stale_reason(dict(tiny_f32, rel_error=3e-4), 132,
+                                  xla_error=1e-7) is None
   # The same label timed before its kernel kept a group in flight (a row
   # from before traits were recorded has none).
   for recorded in ([], None):
