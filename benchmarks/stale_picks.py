@@ -97,12 +97,12 @@ def stale_reason(row, num_sms: int,
       return (f"{pick.label}'s kernel now runs"
               f" {', '.join(sorted(traits)) or 'no traits'}, the row's"
               f" {', '.join(recorded) if recorded else 'none recorded'}")
-  # Only Mosaic truncated: Triton's TF32 always rounded, and a tiny product
-  # that XLA computes exactly (31x4x2) leaves it far over the ratio.
-  if (dtype == "float32" and pick.backend == "mosaic" and xla_error
-      and row["rel_error"] > _TRUNCATED_ERROR_RATIO * xla_error):
-    return (f"timed before TF32 rounding (error"
-            f" {row['rel_error'] / xla_error:.1f}x jnp.matmul's)")
+    # Only Mosaic truncated: Triton's TF32 always rounded, and a tiny
+    # product that XLA computes exactly (31x4x2) leaves it far over the ratio.
+    if (dtype == "float32" and xla_error
+        and row["rel_error"] > _TRUNCATED_ERROR_RATIO * xla_error):
+      return (f"timed before TF32 rounding (error"
+              f" {row['rel_error'] / xla_error:.1f}x jnp.matmul's)")
   return None
 
 
