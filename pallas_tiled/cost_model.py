@@ -138,8 +138,7 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`); for float32,
-  the 128x128 tile over three 256-byte K-tiles, and where 128x128 CTAs fill
-  one round, ping-pong 64x128 tiles."""
+  the 128x128 tile over three 256-byte K-tiles."""
   tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
   long_k = layouts.long_k_tile_elements(k, dtype)  # 256-byte where K holds.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
@@ -179,12 +178,6 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
     # four stages' 0.90x; 61 rounds, 1000x128256x4096 0.63x against the
     # pick's 0.99x).
     configs.append(dataclasses.replace(square, max_concurrent_steps=6))
-    if jnp.dtype(dtype) == jnp.float32:
-      # Ping-pong 64x128 tiles, one per consumer over the whole K: cuBLAS's
-      # TF32 tile for such outputs (197x3072x768 on an H100: 64x128, one
-      # warpgroup, 9.9 us, where 128x128 CTAs over two K ranges took 8.7
-      # us and a 2.5 us sum of their partial sums).
-      configs.append(dataclasses.replace(square, ping_pong=True))
   configs = [fit_mosaic_config(c, dtype, out_dtype) for c in configs]
   min_tiles = _MOSAIC_MIN_SPLIT_K_TILES.get(
       jnp.dtype(dtype).name, _MOSAIC_DEFAULT_MIN_SPLIT_K_TILES)
