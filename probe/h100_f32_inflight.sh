@@ -18,7 +18,7 @@ shapes=64x7168x5120,64x8192x8192,128x768x2304,128x768x50257,128x1024x4096,128x23
 # the in-flight change touched, joined to the shapes' earlier rows.
 timeout ${LIMIT_S:-330} python3 benchmarks/calibrate.py --suite=wild-tune --dtype=float32 \
   --workers=12 --deadline_s=${DEADLINE_S:-250} --shapes=$shapes --out=$runs \
-  --labels='^64x(128|192)x(32|64)/s' \
+  ${SKIP:+--skip=$SKIP} --labels='^64x(128|192)x(32|64)/s' \
   > $out/calibrate.log 2>&1
 echo "calibrate rc=$? rows=$(grep -c . $runs)" \
   "shapes=$(python3 -c 'import json,sys; print(len({(r["m"],r["n"],r["k"]) for r in map(json.loads, open(sys.argv[1]))}))' $runs)"
