@@ -22,7 +22,7 @@ def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
   cost model's pick, or where a rule decides instead (float32
   matrix-vector products: `heuristics.takes_vector_tiles`), the rule's
   vector tile; where the model makes no pick, for a product that goes to
-  Triton (M, N or K under `api.MOSAIC_MIN_DIM`) on a device without a
+  Triton (`api.below_mosaic_min_dim`) on a device without a
   shipped table, the Triton heuristic's tile
   (`heuristics.default_tiled_config`, over this machine's SM count: 132
   where it has no GPU, as both Hopper GPUs here); None elsewhere (a shipped
@@ -31,7 +31,7 @@ def expected_pick(m: int, n: int, k: int, dtype: str, device_kind: str,
     return heuristics.vector_config(m, n, k)
   modeled = cost_model.choose_on(device_kind, num_sms, m, n, k, dtype)
   if (modeled is not None or tuning_cache.shipped_table(device_kind)
-      or min(m, n, k) >= api.MOSAIC_MIN_DIM):
+      or not api.below_mosaic_min_dim(m, n, k)):
     return modeled
   return heuristics.default_tiled_config(m, n, k, dtype)
 

@@ -48,6 +48,12 @@ _MOSAIC_RULE_CTA_TILE = (128, 64)
 MOSAIC_MIN_DIM = 128
 
 
+def below_mosaic_min_dim(m: int, n: int, k: int) -> bool:
+  """Whether the rule sends an M x N x K product to Triton for its size
+  (where neither a tuned entry nor the cost model decides)."""
+  return min(m, n, k) < MOSAIC_MIN_DIM
+
+
 # What Mosaic GPU's wgmma multiplies in our kernel: int8 (wgmma has s8) and
 # float64 (no wgmma) run on Triton; complex64 splits into float32 products.
 _MOSAIC_DTYPES = tuple(map(jnp.dtype, (jnp.float32, jnp.bfloat16, jnp.float16,
@@ -139,7 +145,7 @@ def resolve_backend(call: validation.MatmulCall, config, backend: str) -> str:
       return tuned
     if modeled is not None:
       return modeled.backend
-  if min(call.m, call.n, call.k) < MOSAIC_MIN_DIM:
+  if below_mosaic_min_dim(call.m, call.n, call.k):
     return "triton"
   if tf32x3.applies(call.dtype, call.precision):
     return "mosaic"  # Three-pass TF32 triples K: enough work per tile.
