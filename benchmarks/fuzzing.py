@@ -84,7 +84,8 @@ def _mosaic_fields(rng, interpret):
               epi_tile_m=int(rng.choice([0, 64])),
               epi_tile_n=int(rng.choice(epi_n)), num_sms=sms,
               lowering=str(rng.choice(["warpgroup", "lane"])),
-              ping_pong=bool(rng.random() < 0.25))
+              ping_pong=bool(rng.random() < 0.25),
+              split_k=int(rng.choice([1, 1, 2, 3])))
 
 
 def draw_case(rng, index, *, max_dim, dtypes, backends, interpret) -> dict:
