@@ -43,15 +43,13 @@ CONFIG_TYPES = tuple(tuning_cache.CONFIG_TYPES.values())
 # (2.19x), 3000x5000x700 1.64x (1.46x); 1000^3 0.67x (0.64x).
 _MOSAIC_MIN_TILES = 16
 _MOSAIC_RULE_CTA_TILE = (128, 64)
-# Where neither a tuned entry nor the cost model decides, a product with a
-# smaller M, N or K runs on Triton.
-MOSAIC_MIN_DIM = 128
+_MOSAIC_MIN_DIM = 128  # The rule's size floor: `below_mosaic_min_dim`.
 
 
 def below_mosaic_min_dim(m: int, n: int, k: int) -> bool:
   """Whether the rule sends an M x N x K product to Triton for its size
   (where neither a tuned entry nor the cost model decides)."""
-  return min(m, n, k) < MOSAIC_MIN_DIM
+  return min(m, n, k) < _MOSAIC_MIN_DIM
 
 
 # What Mosaic GPU's wgmma multiplies in our kernel: int8 (wgmma has s8) and
