@@ -374,8 +374,12 @@ def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
   k_steps = pl.cdiv(k, config.tile_k)
   work = lambda split: dataclasses.replace(
       config, split_k=split).busiest_sm_work(m, n)
-  return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
-                            dtype, out_dtype)
+  # The kernel adds the ranges itself wherever it can (`sum_in_kernel`), in
+  # the config fitted as the calibration runs timed it, summed after.
+  in_kernel = config.warp_specialized and config.cluster_size == 1
+  return [dataclasses.replace(fit_mosaic_config(
+      dataclasses.replace(config, split_k=split), dtype, out_dtype),
+                              sum_in_kernel=in_kernel)
           for split in splits
           if work(split) <= (1 - _MIN_K_RANGE_GAIN) * work(1)
           and k_steps // split >= _MIN_RANGE_K_STEPS]
