@@ -301,12 +301,9 @@ def model_candidates(m: int, n: int, k: int, dtype, precision=None, *,
 def calibrated_twin(config):
   """`config` as the calibration runs timed it: ping-pong tiles in strips
   of four tile columns, which `ping_pong_variants` walks row by row where K
-  is short (the runs' times price both), and K ranges added after the
-  kernel, not in it (`features` prices the difference)."""
+  is short (the runs' times price both)."""
   if isinstance(config, MosaicConfig) and config.ping_pong:
     return dataclasses.replace(config, grid_minor_dim="n", grid_tile_width=4)
-  if isinstance(config, MosaicConfig) and config.sum_in_kernel:
-    return dataclasses.replace(config, sum_in_kernel=False)
   return config
 
 
@@ -327,8 +324,7 @@ def tile_class(config, k: int, dtype) -> str:
   `features`' k_tile."""
   if isinstance(config, MosaicConfig):
     config = dataclasses.replace(config, num_sms=device.FALLBACK_SM_COUNT,
-                                 lowering="warpgroup", split_k=1,
-                                 sum_in_kernel=False)
+                                 lowering="warpgroup", split_k=1)
     config = calibrated_twin(config)
     if config.ping_pong:  # Named by its long-K ring, whatever K's depth.
       config = dataclasses.replace(config, max_concurrent_steps=(
@@ -389,10 +385,7 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
     split, aligned_bytes, unaligned_reads, serial = config.split_k, 0, 0, 0
     unaligned_out = 0  # Mosaic pads such an output: relayout counts it.
     k_tile = pl.cdiv(k, split)
-    # float32 partial sums: added after the kernel, or by its last range
-    # (then the other ranges' alone, and no op of their own).
-    partial_sums = (split > 1) * m * n * (split - config.sum_in_kernel) * 4
-    sum_ops = split > 1 and not config.sum_in_kernel
+    partial_sums = (split > 1) * m * n * split * 4  # float32, added after.
     copies = relayout > 0  # Counted as one op: most copy a single array.
     if config.transposed:  # Per-class terms of a 256-wide tile, rescaled.
       width = config.tile_n + TRANSPOSED_WIDTH_OFFSET
@@ -431,14 +424,13 @@ def features(config, m: int, n: int, k: int, dtype, num_sms: int, *,
     # float32 partial sums added after: of K ranges, or a folded product's
     # kept rows (of the original a, each folded column's own).
     partial_sums = (split > 1 or fold > 1) * rows * n * split * 4
-    sum_ops = partial_sums > 0
     if fold > 1 and rows > 1:  # One row's regrouped a is a view.
       aligned_bytes, copies = aligned_bytes + a_bytes, copies + 1
   shared = (1.0, partial_sums / 1e6,
             aligned_bytes * itemsize / 1e6,
             unaligned_reads * itemsize / 1e6, relayout / 1e6,
             serial * itemsize / 1e3, unaligned_out * itemsize / 1e6,
-            float(copies + sum_ops))
+            float(copies + (partial_sums > 0)))
   # Ping-pong consumers store one tile while the other computes the next:
   # only the last epilogue (and the pipeline's fill) is paid, once per CTA.
   ping_pong = isinstance(config, MosaicConfig) and config.ping_pong

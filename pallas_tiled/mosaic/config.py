@@ -69,15 +69,6 @@ class MosaicConfig:
     still fills the SMs; each range's float32 partial sums are stored, and
     one pass adds them in a fixed order (deterministic) and casts them.
     Not with three-pass TF32 (float32 at HIGHEST).
-  sum_in_kernel: with split_k, each tile's last K range adds the other
-    ranges' float32 partial sums in the kernel, in a fixed order, and
-    stores the result, instead of an XLA pass after it
-    (`k_range_sum.py`): the other ranges store theirs into a workspace and
-    count up a semaphore of the tile, which the last range waits for. Its
-    CTAs take their work items in order, and every range precedes the last
-    of its tile, so a wait never waits on a CTA that waits. Compiled only
-    (jax's Mosaic GPU interpreter has no semaphores: there the XLA pass
-    adds them); with warp specialization, not in clusters.
   ping_pong: the two consumer warpgroups take alternate CTA tiles, each a
     whole tile_m x tile_n tile, instead of halves of one (wg_dimension is
     then unused): one stores its tile while the other multiplies, where the
@@ -111,7 +102,6 @@ class MosaicConfig:
   num_sms: int = device.FALLBACK_SM_COUNT  # One persistent CTA per SM.
   lowering: str = "warpgroup"
   split_k: int = 1
-  sum_in_kernel: bool = False
   ping_pong: bool = False
   transposed: bool = False
 
@@ -136,14 +126,6 @@ class MosaicConfig:
         raise ValueError(
             f"MosaicConfig.ping_pong=True runs without {name}; got"
             f" {name}={getattr(self, name)!r} (use {plain!r}).")
-    if self.sum_in_kernel and (self.split_k == 1 or self.cluster_size > 1
-                               or not self.warp_specialized):
-      raise ValueError(
-          "MosaicConfig.sum_in_kernel=True needs split_k > 1, warp"
-          " specialization and no clusters; got"
-          f" split_k={self.split_k},"
-          f" warp_specialized={self.warp_specialized},"
-          f" cluster_dimension={self.cluster_dimension!r}.")
     if self.tile_m % 64:
       raise ValueError(
           f"MosaicConfig.tile_m={self.tile_m} must be a multiple of 64"
@@ -206,10 +188,8 @@ class MosaicConfig:
     return self.waves(m, n) * self.tile_n / self.split_k
 
   def stored_dtype(self, out_dtype):
-    """The dtype the kernel stores: float32 partial sums with split_k
-    (unless they are added in the kernel)."""
-    partials = self.split_k > 1 and not self.sum_in_kernel
-    return np.dtype(np.float32 if partials else out_dtype)
+    """The dtype the kernel stores: float32 partial sums with split_k."""
+    return np.dtype(np.float32 if self.split_k > 1 else out_dtype)
 
   @property
   def epi_tile(self) -> tuple[int, int]:
@@ -233,7 +213,7 @@ class MosaicConfig:
     if self.lowering != "warpgroup":
       parts.append(self.lowering)
     if self.split_k > 1:
-      parts.append(f"sk{self.split_k}" + ("+" if self.sum_in_kernel else ""))
+      parts.append(f"sk{self.split_k}")
     if self.transposed:
       parts.append("T")
     return "/".join(parts)
@@ -374,12 +354,8 @@ def k_range_variants(config: MosaicConfig, m: int, n: int, k: int, dtype,
   k_steps = pl.cdiv(k, config.tile_k)
   work = lambda split: dataclasses.replace(
       config, split_k=split).busiest_sm_work(m, n)
-  # The kernel adds the ranges itself wherever it can (`sum_in_kernel`), in
-  # the config fitted as the calibration runs timed it, summed after.
-  in_kernel = config.warp_specialized and config.cluster_size == 1
-  return [dataclasses.replace(fit_mosaic_config(
-      dataclasses.replace(config, split_k=split), dtype, out_dtype),
-                              sum_in_kernel=in_kernel)
+  return [fit_mosaic_config(dataclasses.replace(config, split_k=split),
+                            dtype, out_dtype)
           for split in splits
           if work(split) <= (1 - _MIN_K_RANGE_GAIN) * work(1)
           and k_steps // split >= _MIN_RANGE_K_STEPS]

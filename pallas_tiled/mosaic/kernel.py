@@ -45,7 +45,6 @@ from pallas_tiled import kernel as kernel_lib
 from pallas_tiled import vma
 from pallas_tiled.mosaic import epilogue
 from pallas_tiled.mosaic import heuristics
-from pallas_tiled.mosaic import k_range_sum
 from pallas_tiled.mosaic import plan as plan_lib
 from pallas_tiled import relayout
 from pallas_tiled.mosaic import tf32_wgmma
@@ -160,7 +159,7 @@ def _tile_views(plan: plan_lib.Plan, a_ref, b_ref, o_ref, loop_info):
   ks = slice(None) if c.split_k == 1 else pl.ds(k_range * k_span, k_span)
   a = a.at[rows, ks] if plan.a_k_major else a.at[ks, rows]
   b = b.at[cols, ks] if plan.b_k_major else b.at[ks, cols]
-  o = o_ref.at[g if c.sum_in_kernel else item]
+  o = o_ref.at[item]
   return a, b, o.at[cols, rows] if plan.transposed_out else o.at[rows, cols]
 
 
@@ -310,16 +309,12 @@ def _accumulate(plan, run_pipeline, acc_ref):
 # The kernel: one persistent CTA, warp-specialized or one warpgroup.
 
 
-def _warp_specialized(plan, a_ref, b_ref, o_ref, ws_ref):
-  """A producer warpgroup loads K-tiles; two consumers multiply and store
-  (with `sum_in_kernel`, a K range's partial sums into ws_ref but in a
-  tile's last range)."""
+def _warp_specialized(plan, a_ref, b_ref, o_ref):
+  """A producer warpgroup loads K-tiles; two consumers multiply and store."""
   dtype = a_ref.dtype
   # The bodies do not change the allocations, so allocate once, outside
   # the tile loop, and share them across tiles.
   unused = lambda *_, **__: None
-  sems = (k_range_sum.semaphores(plan) if plan.config.sum_in_kernel
-          else None)
   allocs = _warp_specialized_pipeline(
       plan, dtype, unused, unused).get_allocations(a_ref, b_ref)
 
@@ -338,17 +333,7 @@ def _warp_specialized(plan, a_ref, b_ref, o_ref, ws_ref):
         @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(plan.acc_shape))
         def _acc_scope(acc_ref):
           acc = _accumulate(plan, run_pipeline, acc_ref)
-          store = lambda acc: epilogue.store(plan, acc, out_smem, o_tile, wg,
-                                             o_ref.dtype)
-          if not plan.config.sum_in_kernel:
-            store(acc)
-            return
-          item, tile = loop_info.index
-          k_range_sum.store(
-              plan, acc, ws_ref=ws_ref, sems=sems,
-              g=item // plan.config.split_k,
-              k_range=item % plan.config.split_k, tile=tile, wg=wg,
-              store_sum=store)
+          epilogue.store(plan, acc, out_smem, o_tile, wg, o_ref.dtype)
 
       step = functools.partial(_consumer_step, plan, wg, wait=0)
       _warp_specialized_pipeline(
@@ -585,17 +570,16 @@ def _single_warpgroup(plan, a_ref, b_ref, o_ref):
         epilogue.store(plan, acc, out_smem, o_tile, 0, o_ref.dtype)
 
 
-def _kernel(a_ref, b_ref, o_ref, ws_ref=None, *, plan: plan_lib.Plan):
+def _kernel(a_ref, b_ref, o_ref, *, plan: plan_lib.Plan):
   """One persistent CTA: loops over its output tiles, pipelines K-tiles.
 
   a_ref, b_ref and o_ref are laid out as `plan` says; batch element g reads
-  a[problem.a_index(g)] and b[problem.b_index(g)]. ws_ref: the workspace of
-  partial sums with `sum_in_kernel` (`k_range_sum.py`).
+  a[problem.a_index(g)] and b[problem.b_index(g)].
   """
   if plan.owns_ring:
     _ring_kernel(plan, a_ref, b_ref, o_ref)
   elif plan.config.warp_specialized:
-    _warp_specialized(plan, a_ref, b_ref, o_ref, ws_ref)
+    _warp_specialized(plan, a_ref, b_ref, o_ref)
   else:
     _single_warpgroup(plan, a_ref, b_ref, o_ref)
   # Every TMA store must land before the kernel exits.
@@ -616,8 +600,6 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
     config = dataclasses.replace(config, num_sms=_interpreted_ctas(config))
   if old_interpreter:  # jax 0.10's interpreter cannot model clusters.
     config = dataclasses.replace(config, cluster_dimension="none")
-  if interpret:  # The interpreter has no semaphores: XLA adds K ranges.
-    config = dataclasses.replace(config, sum_in_kernel=False)
   plan, a, b = plan_lib.prepare(
       a, b, problem=problem, config=config, precision=precision,
       out_dtype=out_dtype, interpret=interpret,
@@ -626,14 +608,10 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
   clusters = (dict(cluster=(c.cluster_size,), cluster_names=("cluster",))
               if c.cluster_size > 1 else {})
   stored = (plan.n, plan.m) if plan.transposed_out else (plan.m, plan.n)
-  slabs = p.size * (1 if c.sum_in_kernel else c.split_k)
-  out_type = vma.out_struct((slabs, *stored), c.stored_dtype(out_dtype), a, b)
-  if c.sum_in_kernel:
-    out_type = (out_type, vma.out_struct(k_range_sum.workspace_shape(plan),
-                                         jnp.float32, a, b))
   out = plgpu.kernel(
       functools.partial(_kernel, plan=plan),
-      out_type=out_type,
+      out_type=vma.out_struct((p.size * c.split_k, *stored),
+                              c.stored_dtype(out_dtype), a, b),
       grid=(c.num_sms // c.cluster_size,),  # Persistent: one CTA per SM.
       grid_names=("sm",),
       **clusters,
@@ -645,9 +623,7 @@ def batched_product(a, b, *, problem, config, precision, out_dtype,
       kernel_name="pallas_tiled_mosaic_matmul",
   )(a, b)
   shape = (p.n, p.m) if plan.transposed_out else (p.m, p.n)
-  if c.sum_in_kernel:
-    out = out[0]  # The workspace is scratch.
-  elif c.split_k > 1:
+  if c.split_k > 1:
     return _sum_k_ranges(out, c.split_k, shape, out_dtype)
   return relayout.relayout(out, shape=shape, interpret=interpret)
 

@@ -622,8 +622,7 @@ def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
   default precision, traced on abstract operands (of `layout_version` as
   there).
   Copies: operands padded or transposed, and a padded result cut to shape
-  (a K-range config's float32 partial sums are summed after the kernel,
-  not copied, unless the kernel adds them itself)."""
+  (a K-range config's float32 partial sums are summed, not copied)."""
   dtype, out_dtype = jnp.dtype(dtype), jnp.dtype(out_dtype)
   plan, operands, staged = traced_plan(m, n, k, config, dtype, out_dtype,
                                        layout_version=layout_version)
@@ -637,7 +636,7 @@ def host_layout(m: int, n: int, k: int, config, dtype, out_dtype, *,
     if stored_k_major != k_major or copy.shape != source.shape:
       copied += (source.size + copy.size) * dtype.itemsize
   stored = plan.m * plan.n
-  if (config.split_k == 1 or config.sum_in_kernel) and stored != m * n:
+  if config.split_k == 1 and stored != m * n:
     copied += (stored + m * n) * out_dtype.itemsize
   return HostLayout(copied, plan.transposed_out,
                     plan.direct_out * m * n * out_dtype.itemsize)

@@ -376,50 +376,6 @@ def test_tall_skinny_float32_tiles(shape, split_k, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
-# K ranges added in the kernel (`k_range_sum.py`), compiled: every dtype,
-# outputs of ragged tiles; 64-wide K-tiles over 3 ranges, the last one
-# short; one CTA (every range of a tile in order on one SM: no wait may
-# block), a few and all SMs; a batch of two; TF32 ViT's 197-row product as
-# the H100's cost model picks it. Bitwise the same from call to call.
-# Interpreted, XLA adds the ranges (the interpreter has no semaphores).
-_SUM_IN_KERNEL = pallas_tiled.MosaicConfig(
-    tile_m=64, tile_n=64, epi_tile_n=32, wg_dimension="m", split_k=3,
-    sum_in_kernel=True)
-SUM_IN_KERNEL_CASES = [(_SUM_IN_KERNEL, (130, 300, 1000), jnp.bfloat16, ())]
-if helpers.ON_GPU:
-  SUM_IN_KERNEL_CASES += [
-      *((dataclasses.replace(_SUM_IN_KERNEL, num_sms=sms), shape, dtype, ())
-        for sms in (1, 4, 132) for shape in ((130, 300, 1000), (7, 129, 4097))
-        for dtype in helpers.DTYPES),
-      (_SUM_IN_KERNEL, (129, 127, 1000), jnp.float32, (2,)),
-      (pallas_tiled.MosaicConfig(tile_m=64, tile_n=128, tile_k=32,
-                                 wg_dimension="m", epi_tile_n=32,
-                                 lowering="lane", split_k=2,
-                                 sum_in_kernel=True),
-       (197, 3072, 768), jnp.float32, ()),
-      (pallas_tiled.MosaicConfig(tile_m=64, tile_n=256, wg_dimension="m",
-                                 epi_tile_n=32, split_k=6,
-                                 sum_in_kernel=True),
-       (128, 1000, 27648), jnp.bfloat16, ())]
-
-
-@pytest.mark.parametrize("config, shape, dtype, batch", [
-    pytest.param(*case, id=f"{case[0].label}-{_shape_id(case[1])}-"
-                 f"{_dtype_id(case[2])}" + "-batch" * bool(case[3]))
-    for case in SUM_IN_KERNEL_CASES])
-def test_k_ranges_summed_in_kernel(config, shape, dtype, batch, rng):
-  m, n, k = shape
-  a = helpers.random_array(rng, (*batch, m, k), dtype)
-  b = helpers.random_array(rng, (*batch, k, n), dtype)
-  config = mosaic_config.fit_mosaic_config(config, dtype, dtype)
-  out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
-                                          config=config)
-  for i in np.ndindex(*batch):
-    helpers.assert_matmul_close(out[i], a[i], b[i])
-  again = pallas_tiled.matmul(a, b, config=config)
-  np.testing.assert_array_equal(np.asarray(out), np.asarray(again))
-
-
 # Consumers spanning the transposed product's N (the output's M) read A
 # through registers and store their tiles transposed, in pieces of
 # tf32_wgmma.WIDTH columns; a tile_n of no whole number of them runs the
@@ -805,16 +761,6 @@ LOWERING_CASES = [
                    None, "pallas_tiled_mosaic_matmul",
                    id=f"{_dtype_id(dtype)}-{layout}-split-k")
       for dtype in helpers.DTYPES for layout in ("nn", "tt")),
-    # K ranges added in the kernel (`k_range_sum.py`: semaphores, partial
-    # sums between registers and global memory), both lowerings.
-    *(pytest.param(dtype, "nn", 256,
-                   mosaic_config.fit_mosaic_config(
-                       _compiled_config(dtype, split_k=3, sum_in_kernel=True,
-                                        lowering=lowering), dtype, dtype),
-                   None, "pallas_tiled_mosaic_matmul",
-                   id=f"{_dtype_id(dtype)}-sum-in-kernel-{lowering}")
-      for dtype in (jnp.bfloat16, jnp.float32)
-      for lowering in ("warpgroup", "lane")),
     # Ping-pong consumers (alternate tiles, one ring): every dtype, and
     # bfloat16 stored transposed in the lane lowering.
     *(pytest.param(dtype, layout, 256,
