@@ -542,7 +542,7 @@ def choose_on(device_kind: str, num_sms: int, m: int, n: int, k: int, dtype,
   if "triton" in backends and reads_short_k_in_place(
       m, n, k, dtype, precision, num_sms=num_sms):
     # A rule: wild-tune holds no such product to fit the in-place reads on.
-    return short_k_config(n, k, dtype)
+    return short_k_config(m, n, k, dtype)
   if "triton" in backends and stores_tiny_k_in_thin_tiles(
       m, n, k, dtype, precision):
     return thin_store_config()  # A rule: no wild-tune row timed the tile.

@@ -123,13 +123,15 @@ def reads_short_k_in_place(m: int, n: int, k: int, dtype, precision=None, *,
           and _short_k_tile_rounds(m, n, num_sms) <= _SMALL_OUTPUT_ROUNDS)
 
 
-def short_k_config(n: int, k: int, dtype) -> TileConfig:
+def short_k_config(m: int, n: int, k: int, dtype) -> TileConfig:
   """`reads_short_k_in_place`'s tile, b as stored, unaligned rows read in
   place: 64x128 over one K-phase as long as K (16 to 64 elements), two
   stages, where K is shorter than a 128-byte K-phase (of the tiles read in
   place, 128x128, 64x128 and 128x64, the fastest on 8 of 10 probe rows and
   within 5% on the others; 128x64 ran up to 1.5x slower on large
-  outputs); over 256-byte K-phases for a longer K (of nine tiles on the
+  outputs; 64x256 over eight warps where a tiny K's wide output stores
+  unaligned rows, `_stores_unaligned_rows_wide`); over 256-byte K-phases
+  for a longer K (of nine tiles on the
   small-product probe the fastest in geomean, the only one never slower
   than the pick), in 32-row tiles for float32 of two such phases and an
   even N (`_thin_short_k_tiles`); float8's 64x64 over one 128-byte K-phase
@@ -137,9 +139,42 @@ def short_k_config(n: int, k: int, dtype) -> TileConfig:
   phase = layouts.swizzle_elements(dtype)
   if np.dtype(dtype) == np.dtype(jnp.float8_e4m3fn):
     return TileConfig(64, 64, phase, num_warps=4, num_stages=4, group_m=16)
+  block_k = fit_block(k, min_block_k(dtype), 2 * phase)
+  if _stores_unaligned_rows_wide(m, n, k, dtype):
+    return TileConfig(64, 256, block_k, num_warps=8, num_stages=2,
+                      group_m=16)
   block_m = 32 if _thin_short_k_tiles(n, k, dtype) else 64
-  return TileConfig(block_m, 128, fit_block(k, min_block_k(dtype), 2 * phase),
-                    num_warps=4, num_stages=2, group_m=16)
+  return TileConfig(block_m, 128, block_k, num_warps=4, num_stages=2,
+                    group_m=16)
+
+
+# `short_k_config`'s wide tile: the deepest tiny K measured faster in it,
+# per input dtype; the fewest columns (wide tiles waste more of a partial
+# last column tile); the fewest output elements (all measured outputs held
+# 2^24 or more: a smaller one has fewer programs to overlap its stores).
+_WIDE_STORE_MAX_K = {np.dtype(jnp.bfloat16): 32, np.dtype(jnp.float16): 32,
+                     np.dtype(jnp.float32): MIN_DOT_DIM}
+_WIDE_STORE_MIN_N = 2048
+_WIDE_STORE_MIN_OUTPUT = 2**24
+
+
+def _stores_unaligned_rows_wide(m: int, n: int, k: int, dtype) -> bool:
+  """Whether `short_k_config`'s tile is 64x256 over eight warps: a tiny K
+  (`_WIDE_STORE_MAX_K`: one K-phase, loaded once) and a large output
+  (`_WIDE_STORE_MIN_OUTPUT`, N >= 2048) whose rows are no 16-byte multiple.
+  Storing such rows bounds the product (no row starts aligned for wide
+  stores); twice the columns and the warps a tile stored them faster. On
+  an H100 (fresh shapes, none of either wild split; BUILD_NOTES.md),
+  against the 64x128 tile: bfloat16 1.13-1.34x on six outputs of N
+  3170-12098 (K 3-24; 11000x7001x24 101.1 -> 84.6 us), 0.97x and 0.98x at
+  N = 1074 and 1540, 0.98-1.00x where the output rows are aligned (K 28,
+  30); float32 1.06-1.08x on three of K <= 16 and N 3170-12098, 0.93x at
+  N = 1074, 0.91x on aligned rows. float16 is taken as bfloat16 (the same
+  bytes stored); a float32 K past 16 was not measured."""
+  dtype = np.dtype(dtype)
+  return (k <= _WIDE_STORE_MAX_K.get(dtype, 0)
+          and n % layouts.rows_alignment(dtype) != 0
+          and n >= _WIDE_STORE_MIN_N and m * n >= _WIDE_STORE_MIN_OUTPUT)
 
 
 def _thin_short_k_tiles(n: int, k: int, dtype) -> bool:
@@ -472,7 +507,7 @@ def default_tiled_config(m: int, n: int, k: int, dtype,
   if np.dtype(dtype) == np.float64:
     return _float64_config(m, n, k)
   if reads_short_k_in_place(m, n, k, dtype, precision):
-    return short_k_config(n, k, dtype)
+    return short_k_config(m, n, k, dtype)
   wide = np.dtype(dtype).itemsize == 4
   sm_count = device.sm_count()
   block_k = layouts.swizzle_elements(dtype)  # 128-byte K-phases.

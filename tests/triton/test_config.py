@@ -311,7 +311,7 @@ def test_short_unaligned_k_reads_in_place(shape, dtype, precision, in_place):
   assert triton_heuristics.reads_short_k_in_place(
       *shape, dtype, precision) == in_place
   picked = triton_heuristics.default_tiled_config(*shape, dtype, precision)
-  rule = triton_heuristics.short_k_config(*shape[1:], dtype)
+  rule = triton_heuristics.short_k_config(*shape, dtype)
   assert (picked == rule) == in_place
   if in_place:
     assert not picked.align_operands and not picked.k_major_b
@@ -341,6 +341,29 @@ def test_float32_short_k_in_place_tile_rows_follow_n_parity(shape, dtype,
   other = dataclasses.replace(config, block_m=96 - block_m)
   assert (other in pallas_tiled.candidate_configs(*shape, dtype)) == (
       dtype == jnp.float32)
+
+
+@pytest.mark.parametrize("shape, dtype, wide", [
+    ((14000, 7001, 24), jnp.bfloat16, True),
+    ((14000, 7001, 24), jnp.float16, True),
+    ((8126, 3171, 9), jnp.float32, True),
+    ((8126, 3171, 24), jnp.float32, False),  # float32 past K = 16: unmeasured.
+    ((16152, 1075, 3), jnp.bfloat16, False),  # N < 2048: a partial tile wastes.
+    ((664, 3983, 14), jnp.bfloat16, False),  # Below 2^24 output elements.
+    ((9192, 6328, 28), jnp.bfloat16, False),  # Output rows aligned.
+    ((14000, 7001, 40), jnp.bfloat16, False),  # K past 32: unmeasured.
+], ids=["bf16", "f16", "f32-k9", "f32-k24", "narrow-n", "small-output",
+        "aligned-output", "bf16-k40"])
+def test_tiny_k_unaligned_outputs_store_in_wide_tiles(shape, dtype, wide):
+  """A tiny K read in place whose large output's rows are no 16-byte
+  multiple stores in 64x256 tiles of eight warps (1.13-1.34x the 64x128
+  tile in bfloat16 on an H100); elsewhere the rule keeps 64x128."""
+  assert triton_heuristics.reads_short_k_in_place(*shape, dtype)
+  config = cost_model.choose_on("NVIDIA H100 80GB HBM3", 132, *shape, dtype)
+  assert config == triton_heuristics.short_k_config(*shape, dtype)
+  assert ((config.block_m, config.block_n, config.num_warps)
+          == ((64, 256, 8) if wide else (64, 128, 4)))
+  assert pallas_tiled.candidate_configs(*shape, dtype)[0] == config
 
 
 @pytest.mark.parametrize("shape, dtype, copies", [

@@ -142,6 +142,12 @@ def test_transposed_operand_kernels(config, transposes, rng):
                                               group_m=16), jnp.bfloat16),
     ((130, 301, 100), pallas_tiled.TileConfig(64, 64, 128, group_m=16),
      jnp.float8_e4m3fn),
+    # A tiny K's unaligned output rows stored in 64x256 tiles of eight warps
+    # (`heuristics._stores_unaligned_rows_wide`): K = 24 of one 32-deep
+    # phase, 301 columns a partial second column tile of 45.
+    ((130, 301, 24), pallas_tiled.TileConfig(64, 256, 32, num_warps=8,
+                                             num_stages=2, group_m=16),
+     jnp.bfloat16),
 ], ids=["decode-sk8", "skinny-n-sk8", "decode-512-wide", "short-k-aligned",
         "short-k-in-place", "short-k-f32-b-as-stored",
         "skinny-n-f32-b-as-stored", "tiny-k-f32-thin",
@@ -151,7 +157,7 @@ def test_transposed_operand_kernels(config, transposes, rng):
         "decode-f8-upcast-sk4", "decode-64-rows-f8-upcast-sk16",
         "small-k-f32-in-place", "small-k-f32-in-place-even-n",
         "small-k-bf16-in-place",
-        "small-k-f8-in-place"])
+        "small-k-f8-in-place", "tiny-k-bf16-wide-store"])
 def test_decode_and_skinny_configs(shape, config, dtype, rng):
   """The cost model's candidates for M or N <= 64 (many K ranges, wide
   strips) and for a K of one K-phase."""
