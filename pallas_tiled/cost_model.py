@@ -59,6 +59,7 @@ from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import output_lowering
 from pallas_tiled.mosaic.config import PING_PONG_STAGES
 from pallas_tiled.mosaic.config import ping_pong_variants
+from pallas_tiled.mosaic.config import single_warpgroup_variants
 from pallas_tiled.mosaic.config import skinny_n_variants
 from pallas_tiled.mosaic.config import TRANSPOSED_WIDTH_OFFSET
 from pallas_tiled.mosaic.config import transposed_variants
@@ -138,7 +139,9 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
   tiles over K ranges; for
   16-bit inputs, the transposed product's tile of 128 columns by the M
   width that fills the rounds best (`transposed_variants`); for float32,
-  the 128x128 tile over three 256-byte K-tiles."""
+  the 128x128 tile over three 256-byte K-tiles and, for a short K over few
+  tiles, one warpgroup's 64x128 and 64x64 CTA tiles
+  (`single_warpgroup_variants`; no coefficients until calibrated)."""
   tile_k = layouts.k_tile_elements(k, dtype)  # 128 bytes, or K if shorter.
   long_k = layouts.long_k_tile_elements(k, dtype)  # 256-byte where K holds.
   base = dict(tile_k=tile_k, max_concurrent_steps=4, num_sms=device.sm_count(),
@@ -187,6 +190,8 @@ def _mosaic_candidates(m, n, k, dtype, out_dtype) -> list[MosaicConfig]:
     configs += (k_range_variants(wide, m, n, k, dtype, out_dtype)
                 + k_range_variants(square, m, n, k, dtype, out_dtype))
   configs += transposed_variants(m, n, dtype, out_dtype, base["num_sms"])
+  configs += single_warpgroup_variants(m, n, k, dtype, out_dtype,
+                                       base["num_sms"])
   return configs
 
 

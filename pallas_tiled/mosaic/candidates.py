@@ -13,6 +13,7 @@ from pallas_tiled.mosaic.config import PROMOTED_MAX_TILE
 from pallas_tiled.mosaic.config import check_mosaic_config
 from pallas_tiled.mosaic.config import k_range_variants
 from pallas_tiled.mosaic.config import ping_pong_variants
+from pallas_tiled.mosaic.config import single_warpgroup_variants
 from pallas_tiled.mosaic.config import skinny_n_variants
 from pallas_tiled.mosaic.config import transposed_variants
 
@@ -32,7 +33,9 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
   the rounds best (`transposed_variants`); ping-pong consumers
   (`ping_pong_variants`: one stores while the other multiplies; bfloat16
   8192x32128x768 0.93x -> 1.01x jnp.matmul on an H100); for float32 of 33
-  to 64 columns, 64x64 consumers (`skinny_n_variants`).
+  to 64 columns, 64x64 consumers (`skinny_n_variants`); for float32 of a
+  short K over few tiles, one warpgroup's 64x128 and 64x64 CTA tiles
+  (`single_warpgroup_variants`).
 
   float32 at HIGHEST keeps the consumers of at most 64x128 (its promoted
   sums double the accumulator registers).
@@ -83,7 +86,8 @@ def candidate_configs(m, n, k, dtype, precision=None) -> list[MosaicConfig]:
         *k_range_variants(wide, m, n, k, dtype, dtype),
         *k_range_variants(MosaicConfig(tile_m=64, wg_dimension="m", **base),
                           m, n, k, dtype, dtype),
-        *skinny_n_variants(m, n, k, dtype, dtype, first.num_sms)]
+        *skinny_n_variants(m, n, k, dtype, dtype, first.num_sms),
+        *single_warpgroup_variants(m, n, k, dtype, dtype, first.num_sms)]
   candidates += transposed_variants(m, n, dtype, dtype, first.num_sms)
   return config_checks.passing(
       candidates, lambda c: check_mosaic_config(c, dtype, dtype))

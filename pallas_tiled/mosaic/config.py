@@ -400,6 +400,36 @@ def skinny_n_variants(m: int, n: int, k: int, dtype, out_dtype,
           c, m, n, k, dtype, out_dtype, splits=_SKINNY_N_SPLITS)]
 
 
+# A float32 K up to which one warpgroup's CTA tile is offered
+# (`single_warpgroup_variants`): it ran faster than the pick up to K = 1024,
+# slower from 1152 (an H100, BUILD_NOTES.md).
+_SINGLE_WG_MAX_K = 1024
+
+
+def single_warpgroup_variants(m: int, n: int, k: int, dtype, out_dtype,
+                              num_sms: int) -> list[MosaicConfig]:
+  """One warpgroup loading and multiplying a 64x128 or 64x64 CTA tile over
+  the whole K, for a float32 (TF32) product of a short K whose such tiles
+  fill at most one round of the SMs: twice the CTAs of two consumers' tiles
+  and no K ranges to add, as cuBLAS runs 197x3072x768. On an H100 (23
+  wild-tune and fresh shapes, side by side with the pick): 1.05x the pick
+  in geomean where K <= 800 (0.97-1.17x), 0.53-0.84x from K = 1152; the
+  cost model picks them once `calibrate.py` has timed them on wild-tune.
+  None for other dtypes (not measured)."""
+  if (np.dtype(dtype) != np.float32 or k > _SINGLE_WG_MAX_K
+      or k < layouts.swizzle_elements(dtype)):
+    return []
+  configs = []
+  for tile_n in (128, 64):
+    if pl.cdiv(m, 64) * pl.cdiv(n, tile_n) <= num_sms:
+      configs.append(fit_mosaic_config(MosaicConfig(
+          tile_m=64, tile_n=tile_n, tile_k=layouts.k_tile_elements(k, dtype),
+          max_concurrent_steps=4, warp_specialized=False, num_sms=num_sms,
+          epi_tile_n=min(64, layouts.swizzle_elements(out_dtype)),
+          lowering=output_lowering(m, n, out_dtype)), dtype, out_dtype))
+  return configs
+
+
 # A transposed config's M tiles: any multiple of 8 from 64 to 256 wide.
 _TRANSPOSED_WIDTHS = range(64, 257, 8)
 # What a 128-row CTA tile's K-loop costs per wave against its width W: about

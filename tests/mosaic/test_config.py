@@ -370,10 +370,10 @@ def test_candidates_are_valid_unique_and_start_with_the_heuristic(
     assert any(c.split_k > 1 for c in candidates) == (shape[0] == 16)
   for c in candidates:
     mosaic_config.check_mosaic_config(c, dtype, dtype)
-    # K-tiles of the 128-byte swizzle; two of them for 64x64 consumers and
-    # for the two-stage 64x256 ones.
-    two = (c.tile_m, c.tile_n) == (64, 64) or (
-        (c.tile_m, c.tile_n, c.max_concurrent_steps) == (64, 256, 2))
+    # K-tiles of the 128-byte swizzle; two of them for two 64x64 consumers
+    # and for the two-stage 64x256 ones (one warpgroup's tiles keep one).
+    two = c.warp_specialized and ((c.tile_m, c.tile_n) == (64, 64) or (
+        (c.tile_m, c.tile_n, c.max_concurrent_steps) == (64, 256, 2)))
     width = 256 if two else 128
     assert c.tile_k * jnp.dtype(dtype).itemsize == width
 
@@ -390,3 +390,30 @@ def test_highest_candidates_fit_the_promoted_sums(shape):
   assert len(candidates) >= 3
   assert all(c.tile_m * c.tile_n <= mosaic_config.PROMOTED_MAX_TILE
              for c in candidates)
+
+
+@pytest.mark.parametrize("shape, dtype, tiles", [
+    ((197, 3072, 768), jnp.float32, [(64, 128)]),  # 64x64: 192 tiles.
+    ((128, 2304, 768), jnp.float32, [(64, 128), (64, 64)]),
+    ((197, 3072, 1152), jnp.float32, []),  # K past 1024: slower.
+    ((1024, 4096, 768), jnp.float32, []),  # More than one round of tiles.
+    ((197, 3072, 768), jnp.bfloat16, []),  # Not measured.
+], ids=["f32-96-tiles", "f32-36-and-72-tiles", "f32-long-k", "f32-many-tiles",
+        "bf16"])
+def test_single_warpgroup_tiles_are_offered_for_short_k_few_tiles(
+    shape, dtype, tiles):
+  """One warpgroup's 64x128 and 64x64 CTA tiles over the whole K, for a
+  float32 K <= 1024 where they fill at most one round: candidates of the
+  autotuner and of the cost model, which prices none of them until they are
+  calibrated, so no pick moves."""
+  variants = mosaic_config.single_warpgroup_variants(*shape, dtype, dtype, 132)
+  assert [(c.tile_m, c.tile_n) for c in variants] == tiles
+  assert all(not c.warp_specialized and c.split_k == 1 for c in variants)
+  mosaic = pallas_tiled.candidate_configs(*shape, dtype, backend="mosaic")
+  assert all(c in mosaic for c in variants)
+  kind = "NVIDIA H100 80GB HBM3"
+  coefs = cost_model.coefficients(kind, dtype)
+  for c in variants:
+    assert c in cost_model.model_candidates(*shape, dtype)
+    assert cost_model.predict_us(c, *shape, dtype, coefs, 132) is None
+  assert cost_model.choose_on(kind, 132, *shape, dtype) not in variants

@@ -376,6 +376,27 @@ def test_tall_skinny_float32_tiles(shape, split_k, rng):
   helpers.assert_matmul_close(out, a, b)
 
 
+# One warpgroup's float32 tiles (`single_warpgroup_variants`) on a ragged M,
+# N and K (197 rows: a last 64-row tile of 5; K = 200, a partial K-tile).
+# Compiled, also the H100's float32 minimum's shape they are offered for.
+SINGLE_WG_SHAPES = [(197, 300, 200)] + [(197, 3072, 768)] * helpers.ON_GPU
+
+
+@pytest.mark.parametrize("shape", SINGLE_WG_SHAPES, ids=_shape_id)
+def test_single_warpgroup_float32_tiles(shape, rng):
+  """One warpgroup loading and multiplying 64x128 and 64x64 TF32 tiles
+  writes the whole output."""
+  variants = mosaic_config.single_warpgroup_variants(
+      *shape, jnp.float32, jnp.float32, num_sms=132)
+  assert variants
+  a, b = helpers.random_operands(rng, *shape, jnp.float32)
+  for config in variants:
+    config = dataclasses.replace(config, num_sms=4)
+    out = helpers.call_with_poisoned_output(pallas_tiled.matmul, a, b,
+                                            config=config)
+    helpers.assert_matmul_close(out, a, b)
+
+
 # Consumers spanning the transposed product's N (the output's M) read A
 # through registers and store their tiles transposed, in pieces of
 # tf32_wgmma.WIDTH columns; a tile_n of no whole number of them runs the
