@@ -401,8 +401,9 @@ def skinny_n_variants(m: int, n: int, k: int, dtype, out_dtype,
 
 
 # A float32 K up to which one warpgroup's CTA tile is offered
-# (`single_warpgroup_variants`): it ran faster than the pick up to K = 1024,
-# slower from 1152 (an H100, BUILD_NOTES.md).
+# (`single_warpgroup_variants`). On an H100 it ran faster than the pick up
+# to K = 800, 0.67-1.05x at K = 1000-1024 and slower from 1152
+# (BUILD_NOTES.md): offered to 1024, so that calibration times both sides.
 _SINGLE_WG_MAX_K = 1024
 
 
@@ -414,7 +415,7 @@ def single_warpgroup_variants(m: int, n: int, k: int, dtype, out_dtype,
   and no K ranges to add, as cuBLAS runs 197x3072x768. On an H100 (23
   wild-tune and fresh shapes, side by side with the pick): 1.05x the pick
   in geomean where K <= 800 (0.97-1.17x), 0.53-0.84x from K = 1152; the
-  cost model picks them once `calibrate.py` has timed them on wild-tune.
+  cost model prices them once `calibrate.py` has timed them on wild-tune.
   None for other dtypes (not measured)."""
   if (np.dtype(dtype) != np.float32 or k > _SINGLE_WG_MAX_K
       or k < layouts.swizzle_elements(dtype)):

@@ -131,10 +131,10 @@ def short_k_config(m: int, n: int, k: int, dtype) -> TileConfig:
   within 5% on the others; 128x64 ran up to 1.5x slower on large
   outputs; 64x256 over eight warps where a tiny K's wide output stores
   unaligned rows, `_stores_unaligned_rows_wide`); over 256-byte K-phases
-  for a longer K (of nine tiles on the
-  small-product probe the fastest in geomean, the only one never slower
-  than the pick), in 32-row tiles for float32 of two such phases and an
-  even N (`_thin_short_k_tiles`); float8's 64x64 over one 128-byte K-phase
+  for a longer K (of nine tiles on the small-product probe the fastest in
+  geomean, the only one never slower than the pick), in 32-row tiles for
+  float32 of two such phases and an even N (`_thin_short_k_tiles`);
+  float8's 64x64 over one 128-byte K-phase
   (1.21x the pick in geomean, 64x128 1.17x)."""
   phase = layouts.swizzle_elements(dtype)
   if np.dtype(dtype) == np.dtype(jnp.float8_e4m3fn):
