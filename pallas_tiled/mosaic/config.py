@@ -514,6 +514,32 @@ def _suggestion(config: MosaicConfig, dtype, out_dtype) -> str:
   return f"It fits with {changes}."
 
 
+def _check_epilogue_pieces(config: MosaicConfig, out_dtype) -> None:
+  """Raises ValueError if TMA cannot store config's epilogue pieces of
+  `out_dtype` (the stored dtype)."""
+  piece_bytes = config.epi_tile[1] * out_dtype.itemsize
+  if piece_bytes % 16:
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
+        f" {out_dtype}; TMA stores rows of a multiple of 16 bytes"
+        f" (use epi_tile_n={layouts.swizzle_elements(out_dtype)}).")
+  if config.transposed and config.epi_tile[1] % 8:
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]}: a transposed store writes"
+        " pieces of whole (8, 128-byte) tiles; use a multiple of 8.")
+  # Found by fuzz.py on an H100: the warpgroup lowering stores through
+  # swizzled (8, piece) tiles, and Mosaic GPU swizzles 32, 64 or 128 bytes
+  # ("Swizzle 16 is not supported" while tracing: bfloat16 epi_tile_n=56,
+  # float8 epi_tile_n=48).
+  if (config.lowering == "warpgroup" and not config.transposed
+      and piece_bytes % 32):
+    raise ValueError(
+        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
+        f" {out_dtype}; the warpgroup lowering stores through"
+        " swizzled tiles of a multiple of 32 bytes (use epi_tile_n="
+        f"{layouts.swizzle_elements(out_dtype)}).")
+
+
 def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
                         precision=None) -> None:
   """Raises ValueError if the compiled Mosaic kernel cannot take `config`
@@ -553,27 +579,7 @@ def check_mosaic_config(config: MosaicConfig, dtype, out_dtype,
             " contiguous extent and wgmma needs a multiple of 32 bytes (use"
             f" a multiple of {32 // dtype.itemsize}).")
   out_dtype = config.stored_dtype(out_dtype)
-  piece_bytes = config.epi_tile[1] * out_dtype.itemsize
-  if piece_bytes % 16:
-    raise ValueError(
-        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
-        f" {out_dtype}; TMA stores rows of a multiple of 16 bytes"
-        f" (use epi_tile_n={layouts.swizzle_elements(out_dtype)}).")
-  # Found by fuzz.py on an H100: the warpgroup lowering stores through
-  # swizzled (8, piece) tiles, and Mosaic GPU swizzles 32, 64 or 128 bytes
-  # ("Swizzle 16 is not supported" while tracing: bfloat16 epi_tile_n=56,
-  # float8 epi_tile_n=48).
-  if config.transposed and config.epi_tile[1] % 8:
-    raise ValueError(
-        f"config.epi_tile_n={config.epi_tile[1]}: a transposed store writes"
-        " pieces of whole (8, 128-byte) tiles; use a multiple of 8.")
-  if (config.lowering == "warpgroup" and not config.transposed
-      and piece_bytes % 32):
-    raise ValueError(
-        f"config.epi_tile_n={config.epi_tile[1]} is {piece_bytes} bytes of"
-        f" {out_dtype}; the warpgroup lowering stores through"
-        " swizzled tiles of a multiple of 32 bytes (use epi_tile_n="
-        f"{layouts.swizzle_elements(out_dtype)}).")
+  _check_epilogue_pieces(config, out_dtype)
   # TMA multicast splits the operand tile both CTAs of a cluster share
   # (B's for clusters along M) between them along its rows of 8: a 200-wide
   # float32 tile (25 rows of 8) failed while tracing on an H100.
